@@ -1,0 +1,176 @@
+#include "core/config.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/config_section.hpp"
+#include "core/error.hpp"
+
+namespace wb {
+
+namespace {
+
+const char* const kTopLevel[] = {"testbed", "hosts", "sut", "workload", "factors", "peak",
+                                 "model",   "sim",   "slots", "probing"};
+
+Factor parse_factor(ConfigSection& t, const std::string& name, std::string* default_level) {
+  Factor f;
+  f.name = name;
+  std::string kind = t.string_or("kind", "configuration");
+  if (kind == "workload" || kind == "W") f.kind = FactorKind::kWorkload;
+  else if (kind == "resource" || kind == "R") f.kind = FactorKind::kResource;
+  else if (kind == "configuration" || kind == "C") f.kind = FactorKind::kConfiguration;
+  else t.fail("kind", "must be workload, resource or configuration (W, R, C)");
+  const toml::node* levels = t.raw("levels");
+  if (levels == nullptr) t.fail("levels", "required key is missing");
+  const toml::array* a = levels->as_array();
+  if (a == nullptr || a->empty()) t.fail("levels", "must be a non-empty array of numbers or of strings");
+  f.numeric = a->front().is_number();
+  for (const auto& e : *a) {
+    if (f.numeric && e.is_number()) {
+      double v = *e.value<double>();
+      f.numeric_levels.push_back(v);
+      f.levels.push_back(format_number(v));
+    } else if (!f.numeric && e.is_string()) {
+      f.levels.push_back(*e.value<std::string>());
+    } else {
+      t.fail("levels", "must be all numbers or all strings");
+    }
+    for (std::size_t i = 0; i + 1 < f.levels.size(); ++i) {
+      if (f.levels[i] == f.levels.back()) t.fail("levels", fmt::format("level '{}' appears twice", f.levels.back()));
+    }
+  }
+  *default_level = f.levels.front();
+  if (t.has("default")) {
+    const toml::node* d = t.raw("default");
+    std::string text = d->is_string() ? *d->value<std::string>()
+                       : d->is_number() ? format_number(*d->value<double>()) : std::string();
+    auto idx = f.find_level(text);
+    if (!idx) t.fail("default", fmt::format("'{}' is not one of the levels", text));
+    *default_level = f.levels[*idx];
+  }
+  t.finish();
+  return f;
+}
+
+PeakConfig parse_peak(ConfigSection& p) {
+  PeakConfig c;
+  c.r_sat_ms = p.number("r_sat_ms");
+  if (!(c.r_sat_ms > 0)) p.fail("r_sat_ms", "must be a positive time in ms");
+  c.width = p.number("width");
+  if (!(c.width > 0 && c.width < 1)) p.fail("width", "must be between 0 and 1 (s of [003 §3.3], e.g. 0.10)");
+  if (p.has("percentile")) {
+    c.percentile = p.number("percentile");
+    if (!(*c.percentile > 0 && *c.percentile < 1)) p.fail("percentile", "must be between 0 and 1, e.g. 0.95");
+    c.l_sat_ms = p.number("l_sat_ms");
+    if (!(c.l_sat_ms > 0)) p.fail("l_sat_ms", "must be a positive time in ms");
+  }
+  if (auto t = p.optional_string("target")) {
+    try {
+      c.target = Target::parse(*t);
+    } catch (const InputError& e) {
+      p.fail("target", e.what());
+    }
+  }
+  c.policy = p.string_or("policy", c.policy);
+  c.start_rate = p.number_or("start_rate", c.start_rate);
+  if (!(c.start_rate > 0)) p.fail("start_rate", "must be a positive rate in requests/s");
+  c.runlength_s = p.number_or("runlength_s", c.runlength_s);
+  if (!(c.runlength_s > 0)) p.fail("runlength_s", "must be positive");
+  c.min_trials = static_cast<int>(p.integer_or("min_trials", c.min_trials));
+  if (c.min_trials < 2) p.fail("min_trials", "must be at least 2 (a confidence interval needs two trials)");
+  c.max_trials = static_cast<int>(p.integer_or("max_trials", c.max_trials));
+  if (c.max_trials < c.min_trials) p.fail("max_trials", "must be at least min_trials");
+  c.max_loads = static_cast<int>(p.integer_or("max_loads", c.max_loads));
+  if (c.max_loads < 1) p.fail("max_loads", "must be at least 1");
+  c.budget_s = p.number_or("budget_s", c.budget_s);
+  if (c.budget_s < 0) p.fail("budget_s", "must be 0 (no cap) or positive");
+  c.min_throughput_ratio = p.number_or("min_throughput_ratio", c.min_throughput_ratio);
+  if (!(c.min_throughput_ratio > 0 && c.min_throughput_ratio <= 1)) p.fail("min_throughput_ratio", "must be in (0, 1]");
+  c.max_error_ratio = p.number_or("max_error_ratio", c.max_error_ratio);
+  if (!(c.max_error_ratio >= 0 && c.max_error_ratio < 1)) p.fail("max_error_ratio", "must be in [0, 1)");
+  p.finish();
+  return c;
+}
+
+}  // namespace
+
+Config Config::load(const std::string& file) {
+  Config c;
+  c.file_ = file;
+  c.root_ = std::make_shared<toml::table>(parse_toml_file(file));
+  ConfigSection root(*c.root_, file, "");
+  for (const auto& k : root.keys()) {
+    if (std::find(std::begin(kTopLevel), std::end(kTopLevel), k) == std::end(kTopLevel)) {
+      root.fail(k, "unknown section");
+    }
+  }
+
+  std::filesystem::path dir = std::filesystem::path(file).parent_path();
+  c.store_path_ = (dir / "workbench.db").string();
+  c.name_ = std::filesystem::path(file).stem().string();
+  if (auto tb = root.table("testbed")) {
+    c.name_ = tb->string_or("name", c.name_);
+    if (auto s = tb->optional_string("store")) {
+      std::filesystem::path p(*s);
+      c.store_path_ = p.is_absolute() ? p.string() : (dir / p).string();
+    }
+    tb->finish();
+  }
+
+  if (auto fs = root.table("factors")) {
+    for (const auto& name : fs->keys()) {
+      auto t = fs->table(name);
+      if (!t) fs->fail(name, "a factor must be a table: [factors." + name + "] with levels = [...]");
+      std::string def;
+      c.factors_.push_back(parse_factor(*t, name, &def));
+      c.defaults_.push_back(def);
+    }
+  }
+
+  auto peak = root.table("peak");
+  if (!peak) root.fail_here("missing [peak] section (r_sat_ms and width are required)");
+  c.peak_ = parse_peak(*peak);
+
+  std::vector<std::string> names = c.factor_names();
+  if (auto sim = root.table("sim")) {
+    SimConfig s;
+    s.warmup_s = sim->number_or("warmup_s", s.warmup_s);
+    if (s.warmup_s < 0) sim->fail("warmup_s", "must not be negative");
+    s.overhead_s = sim->number_or("overhead_s", s.overhead_s);
+    if (s.overhead_s < 0) sim->fail("overhead_s", "must not be negative");
+    s.seed = static_cast<std::uint64_t>(sim->integer_or("seed", 1));
+    s.network = parse_queue_network(*sim, names);
+    sim->finish();
+    c.sim_ = std::move(s);
+  }
+  if (auto model = root.table("model")) {
+    c.model_ = parse_queue_network(*model, names);
+    model->finish();
+  }
+  return c;
+}
+
+const Factor* Config::factor(const std::string& name) const {
+  for (const auto& f : factors_) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Config::factor_names() const {
+  std::vector<std::string> out;
+  for (const auto& f : factors_) out.push_back(f.name);
+  return out;
+}
+
+Sample Config::default_sample() const {
+  Sample s;
+  for (std::size_t i = 0; i < factors_.size(); ++i) s.set(factors_[i].name, defaults_[i]);
+  return s;
+}
+
+Sample Config::sample(const std::string& set) const { return parse_sample(set, factors_, default_sample()); }
+
+}  // namespace wb

@@ -1,0 +1,80 @@
+#pragma once
+#include <toml++/toml.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/factor.hpp"
+#include "core/queue_network.hpp"
+#include "core/sample.hpp"
+#include "core/target.hpp"
+
+namespace wb {
+
+class ConfigSection;
+
+// The peak-rate region and the limits of one search, from [peak] [003 §3.3, Table 2].
+struct PeakConfig {
+  double r_sat_ms = 0;       // R_sat: saturated when mean response time exceeds it (required)
+  double width = 0;          // s: the region is [R_sat(1-s), R_sat(1+s)] (required)
+  std::optional<double> percentile;  // P_sat, e.g. 0.95 (optional percentile limit)
+  double l_sat_ms = 0;               // L_sat for the percentile limit
+  Target target;                     // default target when --target is not given
+  std::string policy = "binsearch";
+  double start_rate = 50;            // first test load, requests/s [003 Alg. 3]
+  double runlength_s = 60;           // r per trial
+  int min_trials = 2;                // per load (>= 2: a CI needs two)
+  int max_trials = 30;               // per load, then the load is given up as "budget"
+  int max_loads = 40;                // test loads per search
+  double budget_s = 0;               // total cost cap per search, 0 = none
+  double min_throughput_ratio = 0.99; // achieved/offered below this => saturated
+  double max_error_ratio = 0.01;      // errors/sent above this => saturated
+};
+
+// The simulated testbed, from [sim].
+struct SimConfig {
+  QueueNetwork network;
+  double warmup_s = 10;      // virtual warm-up excluded from each trial's measurement
+  double overhead_s = 0;     // per-trial overhead added to cost (restart, settle)
+  std::uint64_t seed = 1;
+};
+
+// A loaded, validated testbed config. Sections other layers own ([sut], [[hosts]], [workload])
+// stay available through root()/section() and are validated by their layer's parser.
+class Config {
+ public:
+  // Throws InputError ("FILE:LINE:KEY: ...") for any problem.
+  static Config load(const std::string& file);
+
+  const std::string& file() const { return file_; }
+  const std::string& name() const { return name_; }
+  // [testbed] store, resolved against the config's folder; else workbench.db beside the config.
+  const std::string& store_path() const { return store_path_; }
+  const std::vector<Factor>& factors() const { return factors_; }
+  const Factor* factor(const std::string& name) const;
+  std::vector<std::string> factor_names() const;
+  const PeakConfig& peak() const { return peak_; }
+  const std::optional<SimConfig>& sim() const { return sim_; }
+  const std::optional<QueueNetwork>& model() const { return model_; }
+  const toml::table& root() const { return *root_; }
+
+  // The sample where every factor takes its default level (its `default`, else its first level).
+  Sample default_sample() const;
+  // Parses "k=v,..." (may be empty) on top of the default sample.
+  Sample sample(const std::string& set) const;
+
+ private:
+  std::string file_;
+  std::string name_;
+  std::string store_path_;
+  std::vector<Factor> factors_;
+  std::vector<std::string> defaults_;
+  PeakConfig peak_;
+  std::optional<SimConfig> sim_;
+  std::optional<QueueNetwork> model_;
+  std::shared_ptr<toml::table> root_;
+};
+
+}  // namespace wb

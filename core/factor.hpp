@@ -1,0 +1,30 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+// The three kinds of factor of [003 Table 1]: workload, resource, configuration.
+enum class FactorKind { kWorkload, kResource, kConfiguration };
+
+const char* to_string(FactorKind k);
+
+// A named dimension of the experiment space with its declared levels. A numeric factor's levels
+// are numbers (kept also as their canonical text); a categorical factor's levels are names.
+struct Factor {
+  std::string name;
+  FactorKind kind = FactorKind::kConfiguration;
+  bool numeric = true;
+  std::vector<std::string> levels;      // canonical text of every level, in declared order
+  std::vector<double> numeric_levels;   // same order; empty for categorical factors
+
+  // Index of `value` among the levels, or nullopt. Numeric values compare by number
+  // ("2" matches "2.0").
+  std::optional<std::size_t> find_level(const std::string& value) const;
+};
+
+// Canonical text of a number: integers without a decimal point, others with %g precision.
+std::string format_number(double v);
+
+}  // namespace wb

@@ -1,0 +1,46 @@
+#include "core/stats.hpp"
+
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <numeric>
+
+#include "core/error.hpp"
+
+namespace wb {
+
+double MeanInterval::accuracy() const {
+  if (!(mean > 0)) return 0;
+  return 1.0 - half_width() / mean;
+}
+
+double mean_of(std::span<const double> xs) {
+  if (xs.empty()) return 0;
+  return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
+}
+
+double sample_stddev(std::span<const double> xs) {
+  if (xs.size() < 2) return 0;
+  double m = mean_of(xs), ss = 0;
+  for (double x : xs) ss += (x - m) * (x - m);
+  return std::sqrt(ss / static_cast<double>(xs.size() - 1));
+}
+
+double t_quantile(double confidence, double df) {
+  double p = 1.0 - (1.0 - confidence) / 2.0;
+  if (df > 30) return boost::math::quantile(boost::math::normal_distribution<double>(), p);
+  return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
+}
+
+MeanInterval mean_interval(std::span<const double> xs, double confidence) {
+  if (xs.size() < 2) throw Error("a confidence interval needs at least two trials");
+  MeanInterval ci;
+  ci.mean = mean_of(xs);
+  double n = static_cast<double>(xs.size());
+  double h = t_quantile(confidence, n - 1) * sample_stddev(xs) / std::sqrt(n);
+  ci.low = ci.mean - h;
+  ci.high = ci.mean + h;
+  return ci;
+}
+
+}  // namespace wb

@@ -1,0 +1,116 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+
+namespace {
+
+std::string write_config(const std::string& name, const std::string& text) {
+  auto dir = std::filesystem::temp_directory_path() / "wb_config_test";
+  std::filesystem::create_directories(dir);
+  auto path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+const char* kGood = R"(
+[testbed]
+name = "t"
+store = "t.db"
+
+[factors.disks]
+levels = [1, 2, 3, 4]
+
+[factors.threads]
+levels = [1, 2, 4, 8]
+default = 4
+
+[factors.mix]
+kind = "workload"
+levels = ["web", "db"]
+
+[peak]
+r_sat_ms = 40
+width = 0.1
+
+[sim]
+overhead_s = 5
+
+[[sim.center]]
+name = "nfsd"
+kind = "pool"
+servers = "{threads}"
+
+[[sim.center]]
+name = "disk"
+servers = "{disks}"
+service_ms = 10
+within = "nfsd"
+)";
+
+}  // namespace
+
+TEST_CASE("a good config loads with defaults and samples") {
+  auto c = wb::Config::load(write_config("good.toml", kGood));
+  CHECK(c.name() == "t");
+  CHECK(c.store_path().ends_with("wb_config_test/t.db"));
+  REQUIRE(c.factors().size() == 3);
+  CHECK(c.factor("mix")->kind == wb::FactorKind::kWorkload);
+  CHECK_FALSE(c.factor("mix")->numeric);
+  CHECK(c.default_sample().key() == "disks=1,mix=web,threads=4");
+  CHECK(c.sample("disks=2.0,mix=db").key() == "disks=2,mix=db,threads=4");
+  CHECK(c.peak().r_sat_ms == 40);
+  CHECK(c.peak().start_rate == 50);
+  REQUIRE(c.sim().has_value());
+  CHECK(c.sim()->network.centers.size() == 2);
+  CHECK(c.sim()->network.centers[1].servers.eval(c.sample("disks=3")) == 3);
+}
+
+TEST_CASE("--set errors name the factor and the levels") {
+  auto c = wb::Config::load(write_config("good.toml", kGood));
+  CHECK_THROWS_WITH(c.sample("cpus=2"), Catch::Contains("unknown factor 'cpus'"));
+  CHECK_THROWS_WITH(c.sample("disks=5"), Catch::Contains("levels: 1, 2, 3, 4"));
+  CHECK_THROWS_WITH(c.sample("disks=1,disks=2"), Catch::Contains("twice"));
+  CHECK_THROWS_AS(c.sample("disks"), wb::InputError);
+}
+
+TEST_CASE("config errors name file, line and key") {
+  struct Case {
+    std::string text;
+    std::string expect;
+  };
+  std::string base(kGood);
+  auto replace = [&](const std::string& from, const std::string& to) {
+    std::string s = base;
+    auto pos = s.find(from);
+    REQUIRE(pos != std::string::npos);
+    return s.replace(pos, from.size(), to);
+  };
+  std::vector<Case> cases{
+      {"[peak\nr_sat_ms = 1", "bad.toml:1:"},
+      {replace("r_sat_ms = 40\n", ""), ":17:peak.r_sat_ms: required key is missing"},
+      {replace("width = 0.1", "width = 2"), ":19:peak.width: must be between 0 and 1"},
+      {replace("width = 0.1", "width = 0.1\nspeed = 3"), ":20:peak.speed: unknown key"},
+      {replace("servers = \"{disks}\"", "servers = \"{spindles}\""), "sim.center[1].servers: expression '{spindles}' names unknown factor"},
+      {replace("service_ms = 10", "service_ms = -1"), "sim.center[1].service_ms: must be a positive"},
+      {replace("default = 4", "default = 3"), "factors.threads.default: '3' is not one of the levels"},
+      {replace("[peak]\nr_sat_ms = 40\nwidth = 0.1\n", ""), "missing [peak] section"},
+      {replace("[testbed]", "[testbedd]"), ":2:testbedd: unknown section"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    std::string path = write_config("bad.toml", c.text);
+    try {
+      wb::Config::load(path);
+      FAIL("no error for: " << c.expect);
+    } catch (const wb::InputError& e) {
+      std::string what = e.what();
+      CHECK_THAT(what, Catch::Contains(c.expect));
+      CHECK(what.find('\n') == std::string::npos);
+      CHECK(what.rfind(path, 0) == 0);
+    }
+  }
+}
