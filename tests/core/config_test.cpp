@@ -69,7 +69,7 @@ TEST_CASE("a good config loads with defaults and samples") {
   CHECK(c.sim()->network.centers[1].servers.eval(c.sample("disks=3")) == 3);
 }
 
-TEST_CASE("--set errors name the factor and the levels") {
+TEST_CASE("sample lists (--set) name the unknown factor and the levels") {
   auto c = wb::Config::load(write_config("good.toml", kGood));
   CHECK_THROWS_WITH(c.sample("cpus=2"), Catch::Contains("unknown factor 'cpus'"));
   CHECK_THROWS_WITH(c.sample("disks=5"), Catch::Contains("levels: 1, 2, 3, 4"));
