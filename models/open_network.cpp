@@ -1,0 +1,213 @@
+#include "models/open_network.hpp"
+
+#include <fmt/format.h>
+
+#include <boost/math/tools/roots.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+
+#include "core/error.hpp"
+#include "models/erlang.hpp"
+#include "models/pool_model.hpp"
+
+namespace wb {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// One center with its expressions evaluated for the sample.
+struct Evaluated {
+  const ServiceCenter* spec = nullptr;
+  int servers = 1;
+  double per_visit_ms = 0;
+  double demand_ms = 0;  // per request
+  double scv = 1;        // squared coefficient of variation of the service time
+};
+
+int whole_servers(const ServiceCenter& c, const Sample& sample) {
+  double v = c.servers.eval(sample);
+  double r = std::round(v);
+  if (!(v >= 1) || std::abs(v - r) > 1e-9 || r > static_cast<double>(std::numeric_limits<int>::max())) {
+    throw InputError(fmt::format("model center '{}': servers '{}' is {} for sample {} (need a whole number >= 1)",
+                                 c.name, c.servers.text(), v, sample.key()));
+  }
+  return static_cast<int>(r);
+}
+
+double service_scv(const ServiceCenter& c) {
+  switch (c.distribution) {
+    case ServiceDistribution::kExponential: return 1;
+    case ServiceDistribution::kDeterministic: return 0;
+    case ServiceDistribution::kLognormal: return c.cv * c.cv;
+  }
+  return 1;
+}
+
+std::vector<Evaluated> evaluate(const QueueNetwork& net, const Sample& sample) {
+  std::vector<Evaluated> out;
+  for (const auto& c : net.centers) {
+    Evaluated e;
+    e.spec = &c;
+    e.servers = whole_servers(c, sample);
+    if (!c.pool) {
+      e.per_visit_ms = c.demand_ms.eval(sample);
+      if (!(e.per_visit_ms > 0) || !std::isfinite(e.per_visit_ms)) {
+        throw InputError(fmt::format("model center '{}': service_ms '{}' is {} for sample {} (need a positive time)",
+                                     c.name, c.demand_ms.text(), e.per_visit_ms, sample.key()));
+      }
+      e.demand_ms = c.visits * e.per_visit_ms;
+      e.scv = service_scv(c);
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
+ClosedCenter as_closed(const Evaluated& e) {
+  return {e.spec->name, e.demand_ms, e.servers,
+          e.spec->discipline == Discipline::kDelay ? ClosedCenterKind::kDelay : ClosedCenterKind::kQueue};
+}
+
+// The pools of the network, each with the indexes of its inner centers.
+struct Pool {
+  std::size_t index = 0;
+  std::vector<std::size_t> inner;
+};
+
+std::vector<Pool> pools_of(const std::vector<Evaluated>& centers) {
+  std::vector<Pool> pools;
+  for (std::size_t i = 0; i < centers.size(); ++i) {
+    if (!centers[i].spec->pool) continue;
+    Pool p;
+    p.index = i;
+    for (std::size_t j = 0; j < centers.size(); ++j) {
+      if (centers[j].spec->within == centers[i].spec->name) p.inner.push_back(j);
+    }
+    pools.push_back(std::move(p));
+  }
+  return pools;
+}
+
+PoolModel pool_model(const std::vector<Evaluated>& centers, const Pool& p) {
+  std::vector<ClosedCenter> inner;
+  for (auto j : p.inner) inner.push_back(as_closed(centers[j]));
+  return PoolModel(centers[p.index].servers, std::move(inner));
+}
+
+// A center outside any pool as an independent station fed at λ·visits (per ms).
+void solve_station(const Evaluated& e, double lambda_per_ms, CenterResult* out) {
+  const ServiceCenter& c = *e.spec;
+  if (c.discipline == Discipline::kDelay) {
+    out->utilization = 0;
+    out->response_ms = e.demand_ms;
+    return;
+  }
+  double visit_rate = lambda_per_ms * c.visits;
+  MmcResult m = mmc(e.servers, visit_rate, e.per_visit_ms);
+  out->utilization = m.utilization;
+  if (!m.stable) {
+    out->response_ms = kInf;
+    return;
+  }
+  // PS: the M/M/c means hold for any service distribution. FCFS: Allen–Cunneen.
+  double wait = c.discipline == Discipline::kPs ? m.wait : m.wait * (1 + e.scv) / 2;
+  out->response_ms = c.visits * (e.per_visit_ms + wait);
+}
+
+}  // namespace
+
+OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lambda) {
+  if (!(lambda >= 0) || !std::isfinite(lambda)) throw Error(fmt::format("open network: rate {} (need a finite value >= 0)", lambda));
+  auto centers = evaluate(net, sample);
+  double per_ms = lambda / 1000.0;
+  OpenResult r;
+  r.lambda = lambda;
+  r.centers.resize(centers.size());
+  for (std::size_t i = 0; i < centers.size(); ++i) {
+    auto& out = r.centers[i];
+    out.name = centers[i].spec->name;
+    out.pool = centers[i].spec->pool;
+    out.servers = centers[i].servers;
+    out.demand_ms = centers[i].demand_ms;
+    if (!out.pool && centers[i].spec->within.empty()) solve_station(centers[i], per_ms, &out);
+  }
+  for (const auto& p : pools_of(centers)) {
+    PoolModel model = pool_model(centers, p);
+    PoolModel::State s = model.at(per_ms);
+    auto& out = r.centers[p.index];
+    out.utilization = s.tokens_busy / model.tokens();
+    out.response_ms = s.token_wait;
+    for (std::size_t k = 0; k < p.inner.size(); ++k) {
+      out.demand_ms += centers[p.inner[k]].demand_ms;
+      auto& in = r.centers[p.inner[k]];
+      // Inner centers see the rate the pool lets through.
+      double through = std::min(per_ms, model.capacity());
+      in.utilization = in.servers > 0 && centers[p.inner[k]].spec->discipline != Discipline::kDelay
+                           ? through * in.demand_ms / in.servers
+                           : 0;
+      in.response_ms = s.residence[k];
+    }
+  }
+  r.stable = true;
+  double worst = -1;
+  for (const auto& c : r.centers) {
+    r.response_ms += c.response_ms;
+    if (!std::isfinite(c.response_ms)) r.stable = false;
+    if (c.utilization > worst) {
+      worst = c.utilization;
+      r.bottleneck = c.name;
+    }
+  }
+  if (!r.stable) r.response_ms = kInf;
+  return r;
+}
+
+double saturation_rate(const QueueNetwork& net, const Sample& sample) {
+  auto centers = evaluate(net, sample);
+  double best = kInf;  // per ms
+  for (const auto& e : centers) {
+    if (e.spec->pool || !e.spec->within.empty() || e.spec->discipline == Discipline::kDelay) continue;
+    best = std::min(best, e.servers / e.demand_ms);
+  }
+  for (const auto& p : pools_of(centers)) best = std::min(best, pool_model(centers, p).capacity());
+  return best * 1000.0;
+}
+
+double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sat_ms) {
+  if (!(r_sat_ms > 0)) throw Error(fmt::format("predicted peak: R_sat {} ms (need > 0)", r_sat_ms));
+  auto excess = [&](double lambda) { return solve_open(net, sample, lambda).response_ms - r_sat_ms; };
+  if (excess(0) >= 0) return 0;
+  double lambda_max = saturation_rate(net, sample);
+  double lo = 0;
+  double hi;
+  if (std::isfinite(lambda_max)) {
+    // R(λ) → ∞ as λ → λ_max: walk towards it until R exceeds R_sat.
+    double gap = 0.5;
+    hi = lambda_max * (1 - gap);
+    while (excess(hi) < 0) {
+      lo = hi;
+      gap /= 2;
+      if (gap < 1e-15) return lo;  // R_sat is within rounding of saturation
+      hi = lambda_max * (1 - gap);
+    }
+  } else {
+    return kInf;  // only delay centers: R does not depend on λ, and it is below R_sat
+  }
+  boost::math::tools::eps_tolerance<double> tol(48);
+  std::uintmax_t max_iter = 200;
+  auto [a, b] = boost::math::tools::toms748_solve(excess, lo, hi, tol, max_iter);
+  return (a + b) / 2;
+}
+
+std::vector<ClosedCenter> closed_centers(const QueueNetwork& net, const Sample& sample) {
+  std::vector<ClosedCenter> out;
+  for (const auto& e : evaluate(net, sample)) {
+    if (!e.spec->pool) out.push_back(as_closed(e));
+  }
+  return out;
+}
+
+}  // namespace wb

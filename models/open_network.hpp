@@ -1,0 +1,59 @@
+#pragma once
+// Open-network analysis of the [model] queue network (core/queue_network.hpp) for one sample:
+// the expectation of what a server should do at an offered rate λ [000 §2.1, 001 §III-C].
+//
+// Each center outside any pool is an independent station fed by a Poisson stream of rate λ·visits
+// (Jackson's decomposition): FCFS by M/M/c with the Allen–Cunneen correction for the service
+// distribution's variability (exact for exponential service and for one server), PS by M/M/c
+// (its means hold for any service distribution), delay centers by their demand. A pool and the
+// centers within it are solved together as a flow-equivalent server (models/pool_model.hpp).
+//
+// Units: rates in requests/s, times in ms, as in configs. Pure functions of (network, sample).
+// Failure: wb::InputError if, for this sample, a server count is not a whole number >= 1 or a
+// demand is not positive (an expression of factors can evaluate to anything), naming the center.
+#include <string>
+#include <vector>
+
+#include "core/queue_network.hpp"
+#include "core/sample.hpp"
+#include "models/closed_model.hpp"
+
+namespace wb {
+
+struct CenterResult {
+  std::string name;
+  bool pool = false;
+  int servers = 1;          // servers, or tokens for a pool
+  double demand_ms = 0;     // per request: visits × per-visit demand; a pool: the sum over its
+                            // inner centers (the token holding time at light load)
+  double utilization = 0;   // busy fraction per server (pool: mean tokens held / tokens); 0 for delay
+  double response_ms = 0;   // per request, queueing included; a pool: the wait for a token only
+                            // (its inner centers report their own times). +inf when saturated
+};
+
+struct OpenResult {
+  double lambda = 0;        // offered rate, requests/s
+  bool stable = false;      // every center below saturation
+  std::vector<CenterResult> centers;  // in declaration order
+  double response_ms = 0;   // R(λ) = Σ centers' response_ms; +inf when not stable
+  std::string bottleneck;   // the center with the highest utilization
+};
+
+OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lambda);
+
+// λ_max: the smallest rate at which some center saturates — min over centers outside pools of
+// servers/(visits·demand), and over pools of the flow-equivalent capacity X(N_P) (which is at most
+// N_P over the light-load holding time and at most each inner center's servers/demand).
+// +infinity if nothing can saturate (only delay centers).
+double saturation_rate(const QueueNetwork& net, const Sample& sample);
+
+// λ* = the rate where R(λ) = R_sat, found on (0, λ_max) with Boost.Math's TOMS 748 root finder
+// (R is increasing in λ). Returns 0 if even an unloaded system exceeds R_sat.
+double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sat_ms);
+
+// The centers outside pools as a closed model (demand per request in ms), for the operational
+// laws of models/operational_laws.hpp. A pool's token limit is not a product-form center and is
+// left out; the inner centers are kept.
+std::vector<ClosedCenter> closed_centers(const QueueNetwork& net, const Sample& sample);
+
+}  // namespace wb

@@ -1,0 +1,42 @@
+#pragma once
+// Operational laws and asymptotic bounds [001 §III-C eq. 1, 2; 000 §3.3 eq. 3; Lazowska et al.,
+// Quantitative System Performance 1984, Ch. 5 (bounds); Denning & Buzen 1978]. They assume only
+// flow balance, no distributions: what the expectation model can promise with the least said.
+//
+// For a center with c servers the demand that limits throughput is D_k/c_k (c servers finish at
+// most c customers per D_k); delay centers add to the total demand but never limit throughput.
+//
+// Units: times in any one unit u, throughput in 1/u. Pure functions; throw wb::Error for an
+// invalid model (see check_closed_model) or a negative population.
+#include <string>
+#include <vector>
+
+#include "models/closed_model.hpp"
+
+namespace wb {
+
+struct BottleneckBounds {
+  double total_demand = 0;   // D = Σ_k D_k (the response time of a lone customer)
+  double max_demand = 0;     // D_max = max_k D_k/c_k over queueing centers (0 if there are none)
+  std::string bottleneck;    // the center with D_max ("" if none)
+  double think_time = 0;     // Z
+  double max_throughput = 0; // 1/D_max (+infinity if D_max = 0): the open-loop peak [000 §3.3]
+  double knee = 0;           // N* = (D + Z)/D_max: customers needed to saturate the bottleneck [001 §III-C]
+};
+
+BottleneckBounds bottleneck_bounds(const std::vector<ClosedCenter>& centers, double think_time);
+
+// X(N) ≤ min(1/D_max, N/(D + Z)) [001 eq. 1, 000 eq. 3].
+double throughput_bound(const BottleneckBounds& b, double population);
+
+// R(N) ≥ max(D, N·D_max − Z): the response-time bound that follows from the throughput bound.
+double response_bound(const BottleneckBounds& b, double population);
+
+// The interactive response time law R = N/X − Z [001 eq. 2] (Little's law over the whole cycle).
+// Throws wb::Error if throughput is not positive.
+double response_time_law(double population, double throughput, double think_time);
+
+// Utilization law U_k = X·D_k/c_k.
+double utilization_law(double throughput, const ClosedCenter& center);
+
+}  // namespace wb
