@@ -1,0 +1,52 @@
+#include "sut/disk_pool.hpp"
+
+#include <algorithm>
+
+namespace wb::sut {
+
+DiskPool::DiskPool(int disks) : disks_(disks) {
+  for (int i = 0; i < disks; ++i) free_.push_back(i);
+}
+
+std::optional<int> DiskPool::acquire() {
+  std::unique_lock lock(mu_);
+  if (stopped_) return std::nullopt;
+  if (waiters_.empty() && !free_.empty()) {
+    const int d = free_.front();
+    free_.pop_front();
+    return d;
+  }
+  Waiter me;
+  waiters_.push_back(&me);
+  me.cv.wait(lock, [&] { return me.disk >= 0 || stopped_; });
+  if (me.disk >= 0) return me.disk;
+  // Stopped before a disk came: leave the queue (stop() does not clear it, so we must).
+  waiters_.erase(std::remove(waiters_.begin(), waiters_.end(), &me), waiters_.end());
+  return std::nullopt;
+}
+
+void DiskPool::release(int index) {
+  std::lock_guard lock(mu_);
+  if (!waiters_.empty() && !stopped_) {
+    Waiter* w = waiters_.front();
+    waiters_.pop_front();
+    w->disk = index;
+    // Notify under the lock: once the waiter sees disk >= 0 it returns and `w` dies.
+    w->cv.notify_one();
+    return;
+  }
+  free_.push_back(index);
+}
+
+void DiskPool::stop() {
+  std::lock_guard lock(mu_);
+  stopped_ = true;
+  for (Waiter* w : waiters_) w->cv.notify_one();
+}
+
+int DiskPool::queue_length() const {
+  std::lock_guard lock(mu_);
+  return static_cast<int>(waiters_.size());
+}
+
+}  // namespace wb::sut

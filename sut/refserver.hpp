@@ -1,0 +1,70 @@
+#pragma once
+// Refserver: the whole reference server — acceptor, connections, thread queue, workers, disks,
+// statistics — behind one object that refserver_main.cpp constructs and runs.
+//
+// Ownership: Refserver owns everything it creates; its io_context is declared first so it is
+// destroyed last, after the workers are joined and their queued jobs (which hold connections)
+// are gone.
+// Threads: the constructor binds and listens (so port() is final when it returns); run() serves
+// on the calling thread plus io_threads-1 more until SIGINT/SIGTERM or stop(), then stops the
+// workers and joins every thread it started. stop() is safe from any thread.
+// Requests: noop and stats are answered on the io thread (no queueing, no stages); read, write
+// and metadata go to the WorkerPool; an unknown op, a write whose frame length is not
+// 16 + size, a non-write frame longer than 16 bytes, or a read larger than a frame can carry is
+// answered with Status::kBadRequest and a one-line message.
+// Failure: the constructor throws wb::InputError for a bad --bind address and wb::Error when it
+// cannot listen (port in use).
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/asio.hpp"
+#include "sut/connection.hpp"
+#include "sut/disk_pool.hpp"
+#include "sut/request_service.hpp"
+#include "sut/server_options.hpp"
+#include "sut/stage_stats.hpp"
+#include "sut/stop_flag.hpp"
+#include "sut/worker_pool.hpp"
+
+namespace wb::sut {
+
+class Refserver final : public FrameHandler {
+ public:
+  explicit Refserver(const ServerOptions& options);
+  ~Refserver() noexcept override;
+  Refserver(const Refserver&) = delete;
+  Refserver& operator=(const Refserver&) = delete;
+
+  unsigned short port() const noexcept { return port_; }
+  std::uint64_t seed() const noexcept { return seed_; }
+  void run();
+  void stop();
+  // The stats object documented in sut/stage_stats.hpp; resets afterwards if `reset`.
+  nlohmann::json stats(bool reset);
+
+  void on_request(const std::shared_ptr<Connection>& conn, const rpc::Request& request,
+                  std::uint32_t body_size) override;
+
+ private:
+  void accept();
+  nlohmann::json config_json() const;
+
+  const ServerOptions options_;
+  const std::uint64_t seed_;
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::signal_set signals_;
+  boost::asio::steady_timer accept_retry_;
+  unsigned short port_ = 0;
+  std::atomic<std::uint64_t> arrivals_{0};
+  StopFlag stop_;
+  StageStats stats_;
+  DiskPool disks_;
+  RequestService service_;
+  WorkerPool workers_;  // last: its threads use everything above
+};
+
+}  // namespace wb::sut

@@ -1,0 +1,75 @@
+#pragma once
+// RequestService: what a worker thread does with one request, stage by stage, and the fault
+// flags that bend it. [003 §2.1, Fig. 2]: the peak rate is limited by threads (each holds its
+// thread through CPU and disk, including the disk queue) and by disks (D FCFS servers), so adding
+// disks helps only when there are enough threads to keep them busy.
+//
+// serve(job), on a worker thread, in this order:
+//  1. stall: with --stall-every E --stall-for F, no worker starts a request during the windows
+//     [k*E, k*E + F) seconds after start (k = 1, 2, ...); a worker that takes a request in a
+//     window waits for its end. Requests in service finish; queued ones wait (thread_queue time).
+//  2. lock: with --serialize-above M, a request that starts while more than M workers are busy
+//     (itself included) holds one global mutex for its whole service (CPU and disk), so work
+//     above M threads is serialized. Time waiting for it is the "lock" stage.
+//  3. cpu: draw a CPU time from --cpu-ms/--cpu-dist; a write additionally pays
+//     --create-cost-ms * (files created before it) / 1000 ms, because every write creates a file.
+//     spin mode burns that much of this thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so with more
+//     busy threads than cores the wall time grows; sleep mode sleeps it (no core needed).
+//  4. read/write only: wait FIFO for a disk (DiskPool), then sleep the disk service time: drawn
+//     from --disk-ms/--disk-dist, times --seq-factor if the request has kFlagSequential, times
+//     the disk's --slow-disk factor. metadata does no disk stage.
+//  5. record the stage times (StageStats) and call job.done(kOk) on this worker thread.
+// Service times come from a SplitMix64 stream seeded by (seed, job.seq): CPU first, then disk.
+//
+// Threads: serve() runs concurrently on many workers; other members are thread-safe. After the
+// StopFlag is set, serve() returns early without calling job.done.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+
+#include "core/rpc_protocol.hpp"
+#include "sut/disk_pool.hpp"
+#include "sut/server_options.hpp"
+#include "sut/stage_stats.hpp"
+#include "sut/stop_flag.hpp"
+
+namespace wb::sut {
+
+struct Job {
+  rpc::Request request;
+  std::chrono::steady_clock::time_point arrival;
+  std::uint64_t seq = 0;  // arrival number, selects the service-time stream
+  // Called once, on the worker thread, when the request is done. Must not block.
+  std::function<void(const rpc::Request&, rpc::Status)> done;
+};
+
+class RequestService {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // All references must outlive this object.
+  RequestService(const ServerOptions& options, std::uint64_t seed, StageStats& stats, DiskPool& disks,
+                 StopFlag& stop);
+
+  void serve(Job& job);
+
+  int busy_threads() const noexcept { return busy_.load(); }
+  std::uint64_t files_created() const noexcept { return files_.load(); }
+
+ private:
+  void wait_out_stall();
+  void spend_cpu(double ms);
+
+  const ServerOptions& options_;
+  const std::uint64_t seed_;
+  StageStats& stats_;
+  DiskPool& disks_;
+  StopFlag& stop_;
+  const Clock::time_point start_ = Clock::now();
+  std::mutex serialize_mu_;  // the --serialize-above global lock
+  std::atomic<int> busy_{0};
+  std::atomic<std::uint64_t> files_{0};
+};
+
+}  // namespace wb::sut
