@@ -1,0 +1,58 @@
+#pragma once
+// Coded variables for response surfaces [003 §4]: each numeric factor is mapped onto [-1, 1] so
+// that the terms of a quadratic model have comparable scale and the intercept means "the centre
+// of the region". Geometric levels (threads 1, 2, 4, ... 64) can be coded on a log scale first,
+// which spaces them evenly and lets a quadratic in log(threads) bend where a quadratic in threads
+// cannot.
+//
+// Value types; no shared state; safe to use from any thread.
+#include <string_view>
+#include <vector>
+
+#include <Eigen/Dense>
+
+namespace wb {
+
+enum class CodingScale {
+  kLinear,  // c = (2x - (max + min)) / (max - min)
+  kLog,     // the same on log(x); every level must be > 0
+};
+
+// "linear" | "log"; InputError otherwise. to_string gives the same names back.
+CodingScale parse_coding_scale(std::string_view text);
+const char* to_string(CodingScale scale);
+
+// The coding of one numeric factor: min maps to -1, max to +1, monotone in between.
+class Coding {
+ public:
+  // Coding over [min, max]. InputError if min >= max, or if scale is kLog and min <= 0.
+  Coding(double min, double max, CodingScale scale = CodingScale::kLinear);
+
+  // Coding over the range of the declared levels. InputError if fewer than two distinct levels.
+  static Coding from_levels(const std::vector<double>& levels,
+                            CodingScale scale = CodingScale::kLinear);
+
+  // Natural value -> coded value. Values outside [min, max] code outside [-1, 1]
+  // (extrapolation is the caller's decision). For kLog, x <= 0 is an InputError.
+  double code(double x) const;
+  // Coded value -> natural value; exact inverse of code() up to rounding.
+  double uncode(double c) const;
+
+  double min() const { return min_; }
+  double max() const { return max_; }
+  CodingScale scale() const { return scale_; }
+
+ private:
+  double min_;
+  double max_;
+  CodingScale scale_;
+  double lo_;  // min and max on the coding scale (log(min), log(max) for kLog)
+  double hi_;
+};
+
+// Applies codings[j] to column j of `points` (one row per point). InputError if the number of
+// columns differs from the number of codings.
+Eigen::MatrixXd code_points(const Eigen::MatrixXd& points, const std::vector<Coding>& codings);
+Eigen::MatrixXd uncode_points(const Eigen::MatrixXd& coded, const std::vector<Coding>& codings);
+
+}  // namespace wb
