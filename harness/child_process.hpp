@@ -1,0 +1,92 @@
+#pragma once
+// ChildProcess: a local child started in its own session (hence its own process group) with
+// stdin on /dev/null and stdout/stderr on pipes. Internal to LocalExecutor (and the sshd test
+// fixture); callers outside harness/ use Executor.
+//
+// Ownership: move-only RAII owner of the pid and both pipe read ends. The destructor kills the
+// whole group with SIGKILL if the leader has not been reaped, reaps it, and never throws.
+// Threads: not thread-safe; one owner thread (LocalProcess reads the pipes from a second thread
+// but only through the file descriptors it took with take_out()/take_err()).
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+// A file descriptor owner (move-only; the destructor closes it and never throws).
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(o.release()) {}
+  Fd& operator=(Fd&& o) noexcept;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd();
+  int get() const { return fd_; }
+  int release() noexcept;
+  void reset() noexcept;
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// How a reaped child ended.
+struct ExitInfo {
+  int exit_status = -1;               // when it exited
+  std::optional<std::string> signal;  // "TERM", ... when a signal killed it
+};
+
+// "TERM" for SIGTERM etc. (the names SSH uses for exit-signal).
+std::string signal_name(int sig);
+
+class ChildProcess {
+ public:
+  // Starts argv with `env` added to this process's environment, in `cwd` if given.
+  // Returns nullopt and sets `spawn_error` (errno) if the program could not be executed.
+  // Throws Error for other failures (pipes, bad env names are InputError).
+  static std::optional<ChildProcess> spawn(const std::vector<std::string>& argv,
+                                           const std::map<std::string, std::string>& env,
+                                           const std::optional<std::string>& cwd, int& spawn_error);
+
+  ChildProcess(ChildProcess&& o) noexcept;
+  ChildProcess& operator=(ChildProcess&&) = delete;
+  ChildProcess(const ChildProcess&) = delete;
+  ~ChildProcess();
+
+  pid_t pid() const { return pid_; }  // also the process group id
+  Fd& out() { return out_; }
+  Fd& err() { return err_; }
+
+  // Reaps the leader if it has exited (never blocks). Returns its exit once reaped.
+  const std::optional<ExitInfo>& try_reap();
+  // Waits until the leader exits or `until` passes; returns whether it has exited.
+  bool wait_until(std::chrono::steady_clock::time_point until);
+  // True while any process of the group exists (the unreaped leader counts as one).
+  bool group_alive();
+  // SIGTERM to the group, then SIGKILL after `grace` if any of it remains; returns when the
+  // group is gone or after a short bound past the SIGKILL (a process stuck in the kernel).
+  void terminate_group(std::chrono::milliseconds grace);
+  const std::optional<ExitInfo>& exit_info() const { return exit_; }
+  // Sends `sig` to every process of the group.
+  void kill_group(int sig) const noexcept;
+
+ private:
+  ChildProcess(pid_t pid, Fd out, Fd err) : pid_(pid), out_(std::move(out)), err_(std::move(err)) {}
+
+  pid_t pid_ = -1;
+  Fd out_;
+  Fd err_;
+  std::optional<ExitInfo> exit_;
+};
+
+// Appends everything readable from `fd` to `sink` without blocking (fd must be O_NONBLOCK).
+// Returns false at end of file.
+bool drain_fd(int fd, std::string& sink);
+
+}  // namespace wb
