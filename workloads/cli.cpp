@@ -1,0 +1,124 @@
+#include "workloads/cli.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "core/error.hpp"
+#include "workloads/engine.hpp"
+#include "workloads/histogram.hpp"
+
+#ifndef WB_VERSION
+#define WB_VERSION "0.0.0"
+#endif
+
+namespace wb {
+namespace {
+
+constexpr const char* kDescription = R"(wbload: open-loop load generator (workbench).
+
+Offers requests at a fixed rate λ (--rate) whether or not the server keeps up, and measures
+every request's latency from the time it was *meant* to be sent, so server stalls show up in
+the percentiles (no coordinated omission). Runs a warm-up (not counted), then a measurement
+window of --duration seconds, then waits at most --timeout for the last answers.
+
+Examples:
+  wbload --protocol http --target http://127.0.0.1:8080/index.html --rate 20000 --duration 10
+  wbload --protocol rpc --target 127.0.0.1:7000 --rate 500 --duration 30 --warmup 5 \
+         --mix workloads/mixes/rpc_web.toml --arrivals poisson --json
+  wbload --protocol redis --target 127.0.0.1:6379 --rate 50000 --duration 10 --threads 2
+
+Result: achieved rate = successful responses received inside the window / duration; "late
+sends" counts requests that left later than --late-ms after their intended time (no free
+connection, or the generator itself fell behind: if late sends are many, the numbers describe
+wbload as much as the server). With --json one JSON object is printed, including the compact
+latency histogram that the controller merges across generators.
+)";
+
+}  // namespace
+
+std::string wbload_version() {
+  return std::string("wbload ") + WB_VERSION + " (histogram " + LatencyHistogram::kEncoding + ", rpc framing v1)";
+}
+
+int wbload_main(int argc, char** argv) {
+  CLI::App app(kDescription, "wbload");
+  app.get_formatter()->column_width(34);
+  std::string protocol, target, mix_file, arrivals = "constant";
+  LoadOptions o;
+  bool json = false, version = false;
+  app.add_option("--protocol", protocol, "rpc | http | redis | memcached")->required();
+  app.add_option("--target", target, "HOST:PORT (rpc, redis, memcached) or http://HOST:PORT/PATH")->required();
+  app.add_option("--rate", o.rate, "offered rate λ in requests/s (all threads together)")
+      ->required()->check(CLI::Range(1e-3, 1e8));
+  app.add_option("--duration", o.duration_s, "measurement window in seconds")->required()->check(CLI::Range(1e-3, 1e6));
+  app.add_option("--warmup", o.warmup_s, "warm-up seconds before the window, not counted (default 0)")
+      ->check(CLI::Range(0.0, 1e6));
+  app.add_option("--connections", o.connections, "connections opened before the start (default 16)")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--max-connections", o.max_connections,
+                 "pool limit when all connections are busy (default 4 x --connections)")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--threads", o.threads, "worker threads, each with its own event loop and λ/threads (default 1)")
+      ->check(CLI::Range(1, 256));
+  app.add_option("--mix", mix_file, "request mix TOML (see workloads/mixes/); default: a built-in mix")
+      ->check(CLI::ExistingFile);
+  app.add_option("--arrivals", arrivals, "constant | poisson inter-arrival times (default constant)")
+      ->check(CLI::IsMember({"constant", "poisson"}));
+  app.add_option("--timeout", o.timeout_s, "per-request timeout in seconds from the intended send time (default 5)")
+      ->check(CLI::Range(1e-3, 3600.0));
+  app.add_option("--late-ms", o.late_ms, "a send starting later than this after its intended time is late (default 1)")
+      ->check(CLI::Range(0.0, 1e6));
+  app.add_option("--seed", o.seed, "random seed for arrivals and the mix (default 1)");
+  app.add_option("--intervals", o.interval_s, "also report figures per interval of this many seconds (e.g. 1)")
+      ->check(CLI::Range(0.0, 1e6));
+  app.add_flag("--json", json, "print one JSON object instead of text");
+  app.add_flag("--version", version, "print the version line and exit");
+
+  // --version and --help must work without the required options.
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--version") {
+      std::cout << wbload_version() << "\n";
+      return 0;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "wbload: " << e.what() << " (see wbload --help)\n";
+    return to_int(ExitStatus::kUsage);
+  }
+  try {
+    o.protocol = parse_protocol(protocol);
+    o.target = parse_target(target, o.protocol);
+    o.arrivals = arrivals == "poisson" ? Arrivals::kPoisson : Arrivals::kConstant;
+    o.mix = mix_file.empty() ? default_mix(o.protocol) : load_mix(mix_file, o.protocol);
+    if (o.max_connections > 0 && o.max_connections < o.connections)
+      throw InputError("--max-connections (" + std::to_string(o.max_connections) + ") is below --connections (" +
+                       std::to_string(o.connections) + ")");
+    if (o.threads > o.connections)
+      throw InputError("--threads (" + std::to_string(o.threads) + ") exceeds --connections (" +
+                       std::to_string(o.connections) + "): every thread needs a connection");
+    LoadResult r = run_load(o);
+    if (json) {
+      std::cout << to_json(r).dump() << "\n";
+    } else {
+      std::cout << wbload_version() << "  " << protocol << " " << target << "  mix " << o.mix.name << "\n"
+                << to_text(r);
+    }
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "wbload: " << e.what() << "\n";
+    return to_int(e.status());
+  } catch (const std::exception& e) {
+    std::cerr << "wbload: " << e.what() << "\n";
+    return to_int(ExitStatus::kNegative);
+  }
+}
+
+}  // namespace wb

@@ -1,0 +1,51 @@
+#pragma once
+// The open-loop load engine: offers requests at a target rate λ regardless of how fast the server
+// answers, and measures each request's latency from its *intended* send time, so a stalled server
+// shows up in the percentiles instead of silently slowing the generator down (no coordinated
+// omission).
+//
+// Timeline (one shared start time for all threads):
+//   [start, start + warmup)                 requests are sent but not counted
+//   [start + warmup, start + warmup + D)    the measurement window: requests intended here count
+//   after the window                        no new requests; wait until every counted request is
+//                                           answered, failed or timed out (at most `timeout`)
+// Threads: `threads` workers, each with its own io_context, λ/threads, a share of the connections
+// and its own random engine (seed + thread index). Constant arrivals interleave the threads'
+// phases so the aggregate is evenly spaced; Poisson arrivals of the parts superpose to Poisson(λ).
+//
+// Connections: each worker opens its share of `connections` before the start; a request due when
+// no connection is free waits in a FIFO and makes the worker open one more connection, up to its
+// share of `max_connections`. One request is in flight per connection.
+//
+// Failure: run_load throws wb::Error when the target cannot be resolved; everything that happens
+// to individual requests (refused connections, resets, garbage) is counted in the result.
+#include <cstdint>
+
+#include "workloads/codec.hpp"
+#include "workloads/mix.hpp"
+#include "workloads/result.hpp"
+
+namespace wb {
+
+enum class Arrivals { kConstant, kPoisson };
+
+struct LoadOptions {
+  Protocol protocol = Protocol::kRpc;
+  Target target;
+  Mix mix;
+  double rate = 0;          // λ, requests/s (> 0)
+  double duration_s = 0;    // measurement window (> 0)
+  double warmup_s = 0;
+  int connections = 16;     // opened before the start, split over threads
+  int max_connections = 0;  // pool limit; 0 = 4 × connections
+  int threads = 1;
+  Arrivals arrivals = Arrivals::kConstant;
+  double timeout_s = 5;     // per request, from its intended send time
+  double late_ms = 1;       // a send starting later than this after its intended time is late
+  std::uint64_t seed = 1;
+  double interval_s = 0;    // > 0: also report per-interval figures
+};
+
+LoadResult run_load(const LoadOptions& options);
+
+}  // namespace wb

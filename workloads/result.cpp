@@ -1,0 +1,209 @@
+#include "workloads/result.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace wb {
+namespace {
+
+double ms(double ns) { return ns / 1e6; }
+
+nlohmann::json latency_json(const LatencyHistogram& h) {
+  auto p = [&](double q) { return ms(static_cast<double>(h.percentile_ns(q))); };
+  return nlohmann::json{{"mean", ms(h.mean_ns())}, {"stddev", ms(h.stddev_ns())}, {"p50", p(50)},
+                        {"p90", p(90)},             {"p95", p(95)},                {"p99", p(99)},
+                        {"p999", p(99.9)},          {"max", ms(static_cast<double>(h.max_ns()))}};
+}
+
+const nlohmann::json& field(const nlohmann::json& j, const std::string& where, const char* key) {
+  if (!j.is_object()) throw InputError(where + ": not a JSON object");
+  auto it = j.find(key);
+  if (it == j.end()) throw InputError(where + ": missing field '" + key + "'");
+  return *it;
+}
+
+std::uint64_t get_u64(const nlohmann::json& j, const std::string& where, const char* key) {
+  const auto& v = field(j, where, key);
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return v.get<std::uint64_t>();
+  throw InputError(where + "." + key + ": not a non-negative integer");
+}
+
+double get_num(const nlohmann::json& j, const std::string& where, const char* key) {
+  const auto& v = field(j, where, key);
+  if (!v.is_number()) throw InputError(where + "." + key + ": not a number");
+  return v.get<double>();
+}
+
+}  // namespace
+
+std::uint64_t LoadResult::error_total() const {
+  std::uint64_t t = 0;
+  for (const auto& [kind, n] : errors) t += n;
+  return t;
+}
+
+nlohmann::json to_json(const LoadResult& r) {
+  nlohmann::json errors = nlohmann::json::object();
+  errors["total"] = r.error_total();
+  for (const auto& [kind, n] : r.errors) errors[kind] = n;
+  nlohmann::json j{{"offered_rate", r.offered_rate},
+                   {"achieved_rate", r.achieved_rate},
+                   {"duration_s", r.duration_s},
+                   {"sent", r.sent},
+                   {"completed", r.completed},
+                   {"errors", errors},
+                   {"timeouts", r.timeouts},
+                   {"late_sends", r.late_sends},
+                   {"latency_ms", latency_json(r.histogram)},
+                   {"histogram", r.histogram.to_json()},
+                   {"generators", r.generators}};
+  if (!r.intervals.empty()) {
+    nlohmann::json iv = nlohmann::json::array();
+    for (const auto& i : r.intervals) {
+      iv.push_back({{"start_s", i.start_s},
+                    {"sent", i.sent},
+                    {"completed", i.completed},
+                    {"completions", i.completions},
+                    {"errors", i.errors},
+                    {"timeouts", i.timeouts},
+                    {"latency_ms", latency_json(i.histogram)},
+                    {"histogram", i.histogram.to_json()}});
+    }
+    j["intervals"] = std::move(iv);
+  }
+  return j;
+}
+
+LoadResult parse_result(const nlohmann::json& j) {
+  const std::string w = "result";
+  LoadResult r;
+  r.offered_rate = get_num(j, w, "offered_rate");
+  r.achieved_rate = get_num(j, w, "achieved_rate");
+  r.duration_s = get_num(j, w, "duration_s");
+  r.sent = get_u64(j, w, "sent");
+  r.completed = get_u64(j, w, "completed");
+  r.timeouts = get_u64(j, w, "timeouts");
+  r.late_sends = get_u64(j, w, "late_sends");
+  if (j.contains("generators")) r.generators = get_u64(j, w, "generators");
+  const auto& errors = field(j, w, "errors");
+  if (!errors.is_object()) throw InputError("result.errors: not an object");
+  std::uint64_t total = 0;
+  for (auto it = errors.begin(); it != errors.end(); ++it) {
+    std::uint64_t n = get_u64(errors, "result.errors", it.key().c_str());
+    if (it.key() == "total") {
+      total = n;
+    } else {
+      r.errors[it.key()] = n;
+    }
+  }
+  if (total != r.error_total()) throw InputError("result.errors.total: does not equal the sum of the kinds");
+  r.histogram = LatencyHistogram::from_json(field(j, w, "histogram"));
+  if (r.histogram.count() != r.completed)
+    throw InputError("result.histogram.count: does not equal result.completed");
+  if (auto it = j.find("intervals"); it != j.end()) {
+    if (!it->is_array()) throw InputError("result.intervals: not an array");
+    for (std::size_t k = 0; k < it->size(); ++k) {
+      const auto& e = (*it)[k];
+      std::string iw = "result.intervals[" + std::to_string(k) + "]";
+      LoadInterval i;
+      i.start_s = get_num(e, iw, "start_s");
+      i.sent = get_u64(e, iw, "sent");
+      i.completed = get_u64(e, iw, "completed");
+      i.completions = get_u64(e, iw, "completions");
+      i.errors = get_u64(e, iw, "errors");
+      i.timeouts = get_u64(e, iw, "timeouts");
+      i.histogram = LatencyHistogram::from_json(field(e, iw, "histogram"));
+      r.intervals.push_back(std::move(i));
+    }
+  }
+  return r;
+}
+
+LoadResult parse_result(const std::string& text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(std::string("result: not JSON: ") + e.what());
+  }
+  return parse_result(j);
+}
+
+LoadResult merge_results(const std::vector<LoadResult>& parts) {
+  LoadResult m;
+  m.generators = 0;
+  double achieved_count = 0;
+  for (const auto& p : parts) {
+    m.offered_rate += p.offered_rate;
+    achieved_count += p.achieved_rate * p.duration_s;
+    m.duration_s = std::max(m.duration_s, p.duration_s);
+    m.sent += p.sent;
+    m.completed += p.completed;
+    for (const auto& [kind, n] : p.errors) m.errors[kind] += n;
+    m.timeouts += p.timeouts;
+    m.late_sends += p.late_sends;
+    m.generators += p.generators;
+    m.histogram.merge(p.histogram);
+    if (m.intervals.size() < p.intervals.size()) m.intervals.resize(p.intervals.size());
+    for (std::size_t k = 0; k < p.intervals.size(); ++k) {
+      auto& d = m.intervals[k];
+      const auto& s = p.intervals[k];
+      d.start_s = s.start_s;
+      d.sent += s.sent;
+      d.completed += s.completed;
+      d.completions += s.completions;
+      d.errors += s.errors;
+      d.timeouts += s.timeouts;
+      d.histogram.merge(s.histogram);
+    }
+  }
+  // Achieved rates add when the windows coincide; going through counts keeps it exact when one
+  // generator's window was slightly longer.
+  m.achieved_rate = m.duration_s > 0 ? achieved_count / m.duration_s : 0;
+  return m;
+}
+
+std::string to_text(const LoadResult& r) {
+  const auto& h = r.histogram;
+  auto p = [&](double q) { return ms(static_cast<double>(h.percentile_ns(q))); };
+  std::ostringstream o;
+  char line[256];
+  std::snprintf(line, sizeof line, "offered   %12.1f req/s   achieved %12.1f req/s  (%.2f%%) over %.1f s\n",
+                r.offered_rate, r.achieved_rate, r.offered_rate > 0 ? 100.0 * r.achieved_rate / r.offered_rate : 0.0,
+                r.duration_s);
+  o << line;
+  std::snprintf(line, sizeof line, "requests  sent %llu  completed %llu  errors %llu  timeouts %llu  late sends %llu\n",
+                static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.completed),
+                static_cast<unsigned long long>(r.error_total()), static_cast<unsigned long long>(r.timeouts),
+                static_cast<unsigned long long>(r.late_sends));
+  o << line;
+  for (const auto& [kind, n] : r.errors) {
+    std::snprintf(line, sizeof line, "  error %-12s %llu\n", kind.c_str(), static_cast<unsigned long long>(n));
+    o << line;
+  }
+  std::snprintf(line, sizeof line,
+                "latency   mean %.3f ms  stddev %.3f ms\n"
+                "          p50 %.3f  p90 %.3f  p95 %.3f  p99 %.3f  p99.9 %.3f  max %.3f ms\n",
+                ms(h.mean_ns()), ms(h.stddev_ns()), p(50), p(90), p(95), p(99), p(99.9),
+                ms(static_cast<double>(h.max_ns())));
+  o << line;
+  if (!r.intervals.empty()) {
+    o << "interval   sent  completions   errors timeouts    p50 ms    p99 ms    max ms\n";
+    for (const auto& i : r.intervals) {
+      std::snprintf(line, sizeof line, "%7.1fs %7llu %11llu %8llu %8llu %9.3f %9.3f %9.3f\n", i.start_s,
+                    static_cast<unsigned long long>(i.sent), static_cast<unsigned long long>(i.completions),
+                    static_cast<unsigned long long>(i.errors), static_cast<unsigned long long>(i.timeouts),
+                    ms(static_cast<double>(i.histogram.percentile_ns(50))),
+                    ms(static_cast<double>(i.histogram.percentile_ns(99))),
+                    ms(static_cast<double>(i.histogram.max_ns())));
+      o << line;
+    }
+  }
+  return o.str();
+}
+
+}  // namespace wb

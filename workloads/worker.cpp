@@ -1,0 +1,404 @@
+#include "workloads/worker.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <random>
+#include <vector>
+
+namespace wb {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+using Time = Clock::time_point;
+using std::chrono::nanoseconds;
+
+constexpr std::size_t kReadChunk = 16 * 1024;
+
+struct Request {
+  Time intended;
+  Operation op;
+  bool counted = false;  // intended inside the measurement window
+  int interval = -1;     // index into the intervals, when recorded
+};
+
+struct Conn {
+  explicit Conn(asio::io_context& io) : sock(io) {}
+  enum class State { kConnecting, kIdle, kBusy, kClosed };
+  tcp::socket sock;
+  State state = State::kConnecting;
+  std::string out;
+  std::vector<char> in;
+  std::size_t in_len = 0;
+  std::size_t need = 0;
+  Request req;
+  std::uint64_t next_id = 1;
+  std::uint64_t id = 0;
+};
+
+using ConnPtr = std::shared_ptr<Conn>;
+
+std::uint64_t to_ns(Clock::duration d) {
+  auto n = std::chrono::duration_cast<nanoseconds>(d).count();
+  return n > 0 ? static_cast<std::uint64_t>(n) : 0;
+}
+
+}  // namespace
+
+class Worker::Impl {
+ public:
+  Impl(const LoadOptions& o, const Codec& codec, const tcp::endpoint& ep, const WorkerPlan& plan)
+      : o_(o), codec_(codec), ep_(ep), plan_(plan), io_(1), timer_(io_), sweep_(io_),
+        rng_(o.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(plan.index)) {
+    start_ = plan.start;
+    win_start_ = start_ + nanoseconds(std::llround(o.warmup_s * 1e9));
+    win_end_ = win_start_ + nanoseconds(std::llround(o.duration_s * 1e9));
+    timeout_ = nanoseconds(std::llround(o.timeout_s * 1e9));
+    late_ = nanoseconds(std::llround(o.late_ms * 1e6));
+    if (o.interval_s > 0) {
+      auto n = static_cast<std::size_t>(std::ceil(o.duration_s / o.interval_s - 1e-9));
+      intervals_.resize(std::max<std::size_t>(n, 1));
+      for (std::size_t i = 0; i < intervals_.size(); ++i) intervals_[i].start_s = static_cast<double>(i) * o.interval_s;
+    }
+    period_s_ = 1.0 / plan.rate;
+    next_ = start_ + nanoseconds(std::llround(plan.phase_s * 1e9));
+    if (o_.arrivals == Arrivals::kPoisson) next_ = start_ + nanoseconds(std::llround(exp_gap() * 1e9));
+    generating_ = next_ < win_end_;
+  }
+
+  ~Impl() noexcept { close_all(); }
+
+  void run() {
+    for (int i = 0; i < plan_.connections; ++i) open();
+    timer_.expires_at(next_);
+    timer_.async_wait([this](const boost::system::error_code& ec) { if (!ec) on_tick(); });
+    arm_sweep();
+    io_.run();
+  }
+
+  LoadResult result() const {
+    LoadResult r;
+    r.offered_rate = plan_.rate;
+    r.duration_s = o_.duration_s;
+    r.achieved_rate = static_cast<double>(completions_) / o_.duration_s;
+    r.sent = sent_;
+    r.completed = completed_;
+    for (std::size_t k = 0; k < errors_.size(); ++k)
+      if (errors_[k]) r.errors[to_string(static_cast<ErrorKind>(k))] = errors_[k];
+    r.timeouts = timeouts_;
+    r.late_sends = late_sends_;
+    r.histogram = histogram_;
+    r.intervals = intervals_;
+    return r;
+  }
+
+ private:
+  // ---- arrivals -------------------------------------------------------------------------
+  double exp_gap() { return std::exponential_distribution<double>(plan_.rate)(rng_); }
+
+  void advance() {
+    if (o_.arrivals == Arrivals::kPoisson) {
+      next_ += nanoseconds(std::llround(exp_gap() * 1e9));
+    } else {
+      // computed from the start each time so rounding never accumulates
+      ++k_;
+      next_ = start_ + nanoseconds(std::llround((plan_.phase_s + static_cast<double>(k_) * period_s_) * 1e9));
+    }
+    if (next_ >= win_end_) generating_ = false;
+  }
+
+  void on_tick() {
+    Time now = Clock::now();
+    while (generating_ && next_ <= now) {
+      issue(next_);
+      advance();
+    }
+    if (generating_) {
+      timer_.expires_at(next_);
+      timer_.async_wait([this](const boost::system::error_code& ec) { if (!ec) on_tick(); });
+    } else {
+      check_done();
+    }
+  }
+
+  void issue(Time intended) {
+    Request r;
+    r.intended = intended;
+    r.op = o_.mix.next(rng_);
+    r.counted = intended >= win_start_;
+    if (r.counted) {
+      ++outstanding_;
+      if (!intervals_.empty()) {
+        auto i = static_cast<std::size_t>(to_ns(intended - win_start_) / static_cast<std::uint64_t>(o_.interval_s * 1e9));
+        r.interval = static_cast<int>(std::min(i, intervals_.size() - 1));
+      }
+    }
+    if (!idle_.empty()) {
+      ConnPtr c = std::move(idle_.back());
+      idle_.pop_back();
+      send(c, r);
+      return;
+    }
+    pending_.push_back(r);
+    maybe_open();
+  }
+
+  // ---- connections ----------------------------------------------------------------------
+  void maybe_open() {
+    if (pending_.size() > connecting_ && static_cast<int>(conns_.size()) < plan_.max_connections) open();
+  }
+
+  void open() {
+    auto c = std::make_shared<Conn>(io_);
+    c->in.resize(kReadChunk);
+    conns_.push_back(c);
+    ++connecting_;
+    c->sock.async_connect(ep_, [this, c](const boost::system::error_code& ec) {
+      if (c->state == Conn::State::kClosed) return;
+      --connecting_;
+      if (ec) {
+        close(c);
+        // A refused connection fails the oldest waiting request, so a dead server produces
+        // errors at the offered rate instead of a silent backlog.
+        if (!pending_.empty()) {
+          Request r = pending_.front();
+          pending_.pop_front();
+          fail_request(r, ErrorKind::kConnect);
+        }
+        maybe_open();
+        return;
+      }
+      boost::system::error_code ignored;
+      c->sock.set_option(tcp::no_delay(true), ignored);
+      c->sock.non_blocking(true, ignored);
+      became_idle(c);
+    });
+  }
+
+  void became_idle(const ConnPtr& c) {
+    if (done_) return;
+    if (!pending_.empty()) {
+      Request r = pending_.front();
+      pending_.pop_front();
+      send(c, r);
+    } else {
+      c->state = Conn::State::kIdle;
+      idle_.push_back(c);
+    }
+  }
+
+  void close(const ConnPtr& c) {
+    if (c->state == Conn::State::kClosed) return;
+    if (c->state == Conn::State::kConnecting) --connecting_;
+    c->state = Conn::State::kClosed;
+    boost::system::error_code ignored;
+    c->sock.close(ignored);
+    std::vector<char>().swap(c->in);
+    std::string().swap(c->out);
+    conns_.erase(std::remove(conns_.begin(), conns_.end(), c), conns_.end());
+    idle_.erase(std::remove(idle_.begin(), idle_.end(), c), idle_.end());
+  }
+
+  void close_all() {
+    auto all = conns_;
+    for (auto& c : all) close(c);
+  }
+
+  // ---- one request on one connection ----------------------------------------------------
+  void send(const ConnPtr& c, const Request& r) {
+    Time now = Clock::now();
+    if (r.counted) {
+      ++sent_;
+      if (now - r.intended > late_) ++late_sends_;
+      if (r.interval >= 0) ++intervals_[static_cast<std::size_t>(r.interval)].sent;
+    }
+    c->state = Conn::State::kBusy;
+    c->req = r;
+    c->id = c->next_id++;
+    c->in_len = 0;
+    c->need = 0;
+    c->out.clear();
+    codec_.encode(r.op, c->id, c->out);
+    // Write directly (the socket is non-blocking); only a short write goes through the reactor.
+    boost::system::error_code ec;
+    std::size_t n = c->sock.write_some(asio::buffer(c->out), ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) {
+      ec.clear();
+      n = 0;
+    }
+    if (ec) {
+      fail(c, ErrorKind::kClosed);
+      return;
+    }
+    if (n < c->out.size()) {
+      asio::async_write(c->sock, asio::buffer(c->out.data() + n, c->out.size() - n),
+                        [this, c](const boost::system::error_code& wec, std::size_t) {
+                          if (wec && c->state == Conn::State::kBusy) fail(c, ErrorKind::kClosed);
+                        });
+    }
+    read_more(c);
+  }
+
+  void read_more(const ConnPtr& c) {
+    if (c->in.size() - c->in_len < kReadChunk / 4 || c->in.size() < c->need)
+      c->in.resize(std::max(c->need, c->in.size() * 2));
+    c->sock.async_read_some(asio::buffer(c->in.data() + c->in_len, c->in.size() - c->in_len),
+                            [this, c](const boost::system::error_code& ec, std::size_t n) { on_read(c, ec, n); });
+  }
+
+  void on_read(const ConnPtr& c, const boost::system::error_code& ec, std::size_t n) {
+    if (c->state != Conn::State::kBusy) return;
+    if (ec) {
+      bool closed = ec == asio::error::eof || ec == asio::error::connection_reset ||
+                    ec == asio::error::broken_pipe || ec == asio::error::connection_aborted;
+      fail(c, closed ? ErrorKind::kClosed : ErrorKind::kIo);
+      return;
+    }
+    c->in_len += n;
+    if (c->need > 0 && c->in_len < c->need) {
+      read_more(c);
+      return;
+    }
+    Parsed p = codec_.parse(std::string_view(c->in.data(), c->in_len), c->id);
+    if (!p.done) {
+      c->need = p.length;
+      read_more(c);
+      return;
+    }
+    Time now = Clock::now();
+    Request r = c->req;
+    if (p.ok) {
+      if (now >= win_start_ && now < win_end_) {
+        ++completions_;
+        if (!intervals_.empty()) {
+          auto i = to_ns(now - win_start_) / static_cast<std::uint64_t>(o_.interval_s * 1e9);
+          ++intervals_[std::min<std::size_t>(i, intervals_.size() - 1)].completions;
+        }
+      }
+      if (r.counted) {
+        std::uint64_t lat = to_ns(now - r.intended);
+        histogram_.record(lat);
+        ++completed_;
+        if (r.interval >= 0) {
+          auto& iv = intervals_[static_cast<std::size_t>(r.interval)];
+          ++iv.completed;
+          iv.histogram.record(lat);
+        }
+        resolved();
+      }
+    } else {
+      fail_request(r, p.error);
+    }
+    if (p.close || (!p.ok && p.error == ErrorKind::kProtocol)) {
+      close(c);
+      maybe_open();
+    } else {
+      became_idle(c);
+    }
+    if (!generating_) check_done();
+  }
+
+  void fail(const ConnPtr& c, ErrorKind kind) {
+    Request r = c->req;
+    bool busy = c->state == Conn::State::kBusy;
+    close(c);
+    if (busy) fail_request(r, kind);
+    maybe_open();
+    if (!generating_) check_done();
+  }
+
+  void fail_request(const Request& r, ErrorKind kind) {
+    if (!r.counted) return;
+    ++errors_[static_cast<std::size_t>(kind)];
+    if (r.interval >= 0) ++intervals_[static_cast<std::size_t>(r.interval)].errors;
+    resolved();
+  }
+
+  void time_out(const Request& r) {
+    if (!r.counted) return;
+    ++timeouts_;
+    if (r.interval >= 0) ++intervals_[static_cast<std::size_t>(r.interval)].timeouts;
+    resolved();
+  }
+
+  void resolved() { --outstanding_; }
+
+  // ---- timeouts and the end -------------------------------------------------------------
+  void arm_sweep() {
+    auto period = std::clamp(timeout_ / 10, Clock::duration(std::chrono::milliseconds(1)),
+                             Clock::duration(std::chrono::milliseconds(50)));
+    sweep_.expires_after(period);
+    sweep_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec || done_) return;
+      sweep();
+      if (!done_) arm_sweep();
+    });
+  }
+
+  void sweep() {
+    Time now = Clock::now();
+    while (!pending_.empty() && now - pending_.front().intended > timeout_) {
+      Request r = pending_.front();
+      pending_.pop_front();
+      time_out(r);
+    }
+    auto busy = conns_;
+    for (auto& c : busy) {
+      if (c->state == Conn::State::kBusy && now - c->req.intended > timeout_) {
+        Request r = c->req;
+        close(c);  // the late answer must not be taken for the next request's
+        time_out(r);
+      }
+    }
+    maybe_open();
+    check_done();
+  }
+
+  void check_done() {
+    if (done_ || generating_ || outstanding_ > 0) return;
+    done_ = true;
+    timer_.cancel();
+    sweep_.cancel();
+    close_all();
+    pending_.clear();
+    io_.stop();
+  }
+
+  const LoadOptions& o_;
+  const Codec& codec_;
+  tcp::endpoint ep_;
+  WorkerPlan plan_;
+  asio::io_context io_;
+  asio::steady_timer timer_;
+  asio::steady_timer sweep_;
+  std::mt19937_64 rng_;
+
+  Time start_, win_start_, win_end_, next_;
+  Clock::duration timeout_{}, late_{};
+  double period_s_ = 0;
+  std::uint64_t k_ = 0;
+  bool generating_ = true;
+  bool done_ = false;
+
+  std::vector<ConnPtr> conns_;  // every connection not closed
+  std::vector<ConnPtr> idle_;   // connected and free
+  std::size_t connecting_ = 0;
+  std::deque<Request> pending_;  // due requests waiting for a connection, oldest first
+
+  std::uint64_t outstanding_ = 0;  // counted requests not yet resolved
+  std::uint64_t sent_ = 0, completed_ = 0, completions_ = 0, timeouts_ = 0, late_sends_ = 0;
+  std::array<std::uint64_t, static_cast<std::size_t>(ErrorKind::kCount)> errors_{};
+  LatencyHistogram histogram_;
+  std::vector<LoadInterval> intervals_;
+};
+
+Worker::Worker(const LoadOptions& o, const Codec& codec, const tcp::endpoint& ep, const WorkerPlan& plan)
+    : impl_(std::make_unique<Impl>(o, codec, ep, plan)) {}
+Worker::~Worker() noexcept = default;
+void Worker::run() { impl_->run(); }
+LoadResult Worker::result() const { return impl_->result(); }
+
+}  // namespace wb

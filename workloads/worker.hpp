@@ -1,0 +1,44 @@
+#pragma once
+// Worker: one thread of the open-loop engine (see engine.hpp for the timeline and the counting
+// rules). Internal to wb_workloads.
+//
+// Ownership: the Worker owns its io_context, sockets and timers; handlers hold shared_ptrs to the
+// connection they serve, so a closed connection lives until its last handler ran.
+// Threads: construct, run() and result() on one thread; nothing is shared with other workers
+// except the immutable Mix and Codec.
+#include <chrono>
+#include <memory>
+
+#include "core/asio.hpp"
+#include "workloads/engine.hpp"
+
+namespace wb {
+
+struct WorkerPlan {
+  int index = 0;                 // thread index
+  double rate = 0;               // this worker's share of λ
+  double phase_s = 0;            // constant arrivals: offset of the first request
+  int connections = 1;           // opened before the start
+  int max_connections = 1;
+  std::chrono::steady_clock::time_point start;  // shared start (beginning of the warm-up)
+};
+
+class Worker {
+ public:
+  Worker(const LoadOptions& options, const Codec& codec, const boost::asio::ip::tcp::endpoint& endpoint,
+         const WorkerPlan& plan);
+  ~Worker() noexcept;
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Runs the whole timeline; returns when every counted request is resolved.
+  void run();
+  // This worker's part of the result (offered_rate = its share of λ).
+  LoadResult result() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wb
