@@ -1,0 +1,122 @@
+// `workbench peak`: one peak search [003 Alg. 2] for one sample, every trial stored as it ends.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "controller/cli.hpp"
+#include "controller/interrupt.hpp"
+#include "controller/peak_report.hpp"
+#include "controller/testbed.hpp"
+#include "core/error.hpp"
+#include "policies/search.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+namespace {
+
+struct PeakOptions {
+  std::string set;
+  std::string target;
+  std::string policy;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  bool verbose = false;
+};
+
+// Writes every trial and load to the store as it happens; logs them to stderr when asked.
+class StoringObserver final : public SearchObserver {
+ public:
+  StoringObserver(store::Store& store, std::int64_t search_id, bool verbose)
+      : store_(store), search_id_(search_id), verbose_(verbose) {}
+  void on_trial(std::size_t load_index, const TrialResult& t) override {
+    store_.add_trial(search_id_, static_cast<int>(load_index), t);
+    ++trials_;
+    if (verbose_) {
+      std::cerr << fmt::format("trial {} stored: load {} rate {:.1f}/s mean {:.2f} ms\n", trials_, load_index,
+                               t.offered_rate, t.mean_ms);
+    }
+  }
+  void on_load(std::size_t load_index, const LoadResult& l) override {
+    store_.add_load(search_id_, static_cast<int>(load_index), l);
+  }
+
+ private:
+  store::Store& store_;
+  std::int64_t search_id_;
+  bool verbose_;
+  int trials_ = 0;
+};
+
+int run_peak(const CommonOptions& common, const PeakOptions& o) {
+  // Everything the user gave is validated before the store is opened: bad input changes nothing.
+  Config config = Config::load(common.config);
+  Sample sample = config.sample(o.set);
+  SearchOptions options{config.peak(), o.target.empty() ? config.peak().target : Target::parse(o.target)};
+  std::string policy = o.policy.empty() ? config.peak().policy : o.policy;
+  std::unique_ptr<LoadPicker> picker = make_picker(policy, config.peak(), config.peak().start_rate);
+  std::uint64_t seed = o.seed_given ? o.seed : default_seed(config);
+  std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, seed);
+
+  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  store::SearchRecord rec;
+  rec.testbed = config.name();
+  rec.sample = sample;
+  rec.confidence = options.target.confidence;
+  rec.accuracy = options.target.accuracy;
+  rec.policy = policy;
+  rec.seed = static_cast<std::int64_t>(seed);
+  rec.options_json = nlohmann::json{{"r_sat_ms", options.peak.r_sat_ms},
+                                    {"width", options.peak.width},
+                                    {"start_rate", options.peak.start_rate},
+                                    {"runlength_s", options.peak.runlength_s},
+                                    {"min_trials", options.peak.min_trials},
+                                    {"max_trials", options.peak.max_trials},
+                                    {"max_loads", options.peak.max_loads},
+                                    {"budget_s", options.peak.budget_s}}
+                         .dump();
+  std::int64_t id = store.begin_search(rec);
+
+  StoringObserver observer(store, id, o.verbose);
+  InterruptibleRunner runner(*testbed);
+  SearchResult result;
+  try {
+    result = run_search(sample, options, *picker, runner, &observer);
+  } catch (const Interrupted&) {
+    result.status = SearchStatus::kFailed;
+    result.message = "interrupted";
+    store.finish_search(id, result);
+    throw;
+  }
+  store.finish_search(id, result);
+
+  PeakReport report{id, &config, sample, options.target, policy, seed, &result};
+  if (common.json) std::cout << peak_json(report).dump(2) << "\n";
+  else print_peak(std::cout, report);
+  return to_int(result.status == SearchStatus::kFound ? ExitStatus::kOk : ExitStatus::kNegative);
+}
+
+}  // namespace
+
+Command peak_command() {
+  return Command{
+      "peak",
+      "Find the peak rate λ*: the highest offered load before the mean response time leaves the peak-rate "
+      "region [R_sat(1-s), R_sat(1+s)], with the target confidence and accuracy (Algorithm 2 of the "
+      "workbench paper). Exit 0 when found, 1 when not (status not-found, budget or failed).",
+      [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+        auto o = std::make_shared<PeakOptions>();
+        add_common_options(app, common);
+        app.add_option("--set,-s", o->set, "factor levels of the sample, e.g. disks=2,threads=16 (others: their default)");
+        app.add_option("--target,-t", o->target, "CONFIDENCE/ACCURACY in percent, e.g. 95/90 (default: [peak] target)");
+        app.add_option("--policy,-p", o->policy, "load picker: binsearch (default: [peak] policy)");
+        app.add_option("--seed", o->seed, "random seed of the simulated testbed (default: [sim] seed)")
+            ->each([o](const std::string&) { o->seed_given = true; });
+        app.add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
+        return [&common, o] { return run_peak(common, *o); };
+      }};
+}
+
+}  // namespace wb

@@ -1,0 +1,78 @@
+// `workbench sim truth`: the true λ* and peak-region bounds of a simulated sample.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "controller/cli.hpp"
+#include "controller/peak_report.hpp"
+#include "controller/testbed.hpp"
+#include "core/error.hpp"
+#include "harness/sim/random.hpp"
+#include "harness/sim/truth.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+namespace {
+
+struct TruthOptions {
+  std::string set;
+};
+
+// Identifies what a cached truth was computed from: the [sim] section and the region.
+std::string truth_hash(const Config& config) {
+  std::ostringstream text;
+  text << *config.root().get("sim")->as_table() << "|" << config.peak().r_sat_ms << "|" << config.peak().width;
+  return fmt::format("{:016x}", sim::hash_text(text.str()));
+}
+
+int run_truth(const CommonOptions& common, const TruthOptions& o) {
+  Config config = Config::load(common.config);
+  if (!config.sim()) throw InputError(config.file() + ": `sim truth` needs a [sim] section");
+  Sample sample = config.sample(o.set);
+
+  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  std::string hash = truth_hash(config);
+  auto cached = store.find_truth(config.name(), sample.key(), hash);
+  store::Store::TruthRow row;
+  if (cached) {
+    row = *cached;
+  } else {
+    sim::Truth t = sim::compute_truth(*config.sim(), sample, config.peak().r_sat_ms, config.peak().width,
+                                      config.sim()->seed);
+    row = {t.peak_rate, t.region_low, t.region_high};
+    store.put_truth(config.name(), sample.key(), hash, row);
+  }
+  if (common.json) {
+    nlohmann::json j{{"sample", sample_json(config, sample)},
+                     {"peak_rate", row.peak_rate},
+                     {"region_low", row.region_low},
+                     {"region_high", row.region_high}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    fmt::print("true peak of {} on {}: λ* = {:.1f}/s (mean response {:g} ms)\n", sample.key(), config.name(),
+               row.peak_rate, config.peak().r_sat_ms);
+    fmt::print("peak-rate region: [{:.1f}, {:.1f}] requests/s\n", row.region_low, row.region_high);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command sim_command() {
+  return Command{"sim", "Simulated testbeds: `sim truth` computes the true λ* and peak-region loads of a sample.",
+                 [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+                   auto o = std::make_shared<TruthOptions>();
+                   app.require_subcommand(1);
+                   CLI::App* truth = app.add_subcommand(
+                       "truth",
+                       "The loads at which the true mean response time equals R_sat (peak_rate), R_sat(1-s) "
+                       "(region_low) and R_sat(1+s) (region_high), from long simulations; cached in the store.");
+                   add_common_options(*truth, common);
+                   truth->add_option("--set,-s", o->set, "factor levels of the sample, e.g. disks=2,threads=16");
+                   return [&common, o] { return run_truth(common, *o); };
+                 }};
+}
+
+}  // namespace wb

@@ -1,0 +1,90 @@
+#include "controller/peak_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <ostream>
+
+namespace wb {
+
+nlohmann::json sample_json(const Config& config, const Sample& sample) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : sample.values()) {
+    const Factor* f = config.factor(name);
+    if (f != nullptr && f->numeric) j[name] = sample.numeric(name);
+    else j[name] = value;
+  }
+  return j;
+}
+
+nlohmann::json peak_json(const PeakReport& r) {
+  const SearchResult& s = *r.result;
+  nlohmann::json j;
+  j["search_id"] = r.search_id;
+  j["testbed"] = r.config->name();
+  j["sample"] = sample_json(*r.config, r.sample);
+  j["target"] = {{"confidence", r.target.confidence}, {"accuracy", r.target.accuracy}};
+  j["policy"] = r.policy;
+  j["seed"] = r.seed;
+  j["status"] = to_string(s.status);
+  if (s.status == SearchStatus::kFound) {
+    j["peak_rate"] = s.peak_rate;
+    j["response"] = {{"mean_ms", s.response.mean},
+                     {"ci_low_ms", s.response.low},
+                     {"ci_high_ms", s.response.high},
+                     {"accuracy", s.response.accuracy()}};
+  } else {
+    j["peak_rate"] = nullptr;
+    j["response"] = nullptr;
+    j["message"] = s.message;
+  }
+  nlohmann::json loads = nlohmann::json::array();
+  for (const auto& l : s.loads) {
+    nlohmann::json lj{{"rate", l.rate},
+                      {"trials", l.trials.size()},
+                      {"runlength_s", l.runlength_s},
+                      {"saturated", l.saturated},
+                      {"verdict", to_string(l.verdict)}};
+    if (l.trials.size() >= 2) {
+      lj["mean_ms"] = l.ci.mean;
+      lj["ci_low_ms"] = l.ci.low;
+      lj["ci_high_ms"] = l.ci.high;
+    } else {
+      lj["mean_ms"] = l.trials.empty() ? 0.0 : l.trials.front().mean_ms;
+      lj["ci_low_ms"] = nullptr;
+      lj["ci_high_ms"] = nullptr;
+    }
+    loads.push_back(lj);
+  }
+  j["loads"] = loads;
+  j["trials"] = s.trials;
+  j["cost_s"] = s.cost_s;
+  return j;
+}
+
+void print_peak(std::ostream& out, const PeakReport& r) {
+  const SearchResult& s = *r.result;
+  fmt::print(out, "peak search #{} on {}: {}   target {}   policy {}\n\n", r.search_id, r.config->name(),
+             r.sample.key(), r.target.to_string(), r.policy);
+  fmt::print(out, "  {:>10}  {:>6}  {:>9}  {:>9}  {:>21}  {}\n", "rate/s", "trials", "runlength", "mean ms",
+             fmt::format("{:g}% CI ms", r.target.confidence * 100), "verdict");
+  for (const auto& l : s.loads) {
+    std::string ci = l.trials.size() >= 2 ? fmt::format("[{:.2f}, {:.2f}]", l.ci.low, l.ci.high) : "-";
+    double mean = l.trials.size() >= 2 ? l.ci.mean : (l.trials.empty() ? 0.0 : l.trials.front().mean_ms);
+    fmt::print(out, "  {:>10.1f}  {:>6}  {:>7g} s  {:>9.2f}  {:>21}  {}{}\n", l.rate, l.trials.size(), l.runlength_s,
+               mean, ci, to_string(l.verdict), l.saturated ? " (saturated)" : "");
+  }
+  out << "\n";
+  if (s.status == SearchStatus::kFound) {
+    fmt::print(out, "peak rate λ* = {:.1f} requests/s\n", s.peak_rate);
+    fmt::print(out, "  mean response {:.2f} ms, {:g}% CI [{:.2f}, {:.2f}] ms, accuracy {:.1f}% (target {:g}%)\n",
+               s.response.mean, r.target.confidence * 100, s.response.low, s.response.high,
+               s.response.accuracy() * 100, r.target.accuracy * 100);
+  } else {
+    fmt::print(out, "no peak rate: {} — {}\n", to_string(s.status), s.message);
+  }
+  fmt::print(out, "cost: {:.0f} s of benchmarking time ({:.2f} h) in {} trials\n", s.cost_s, s.cost_s / 3600,
+             s.trials);
+}
+
+}  // namespace wb

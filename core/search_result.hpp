@@ -1,0 +1,49 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/stats.hpp"
+#include "core/trial.hpp"
+
+namespace wb {
+
+// What the search concluded about one test load [003 Alg. 2 Steps 9-10].
+enum class Verdict {
+  kBelow,   // CI of the mean response time lies wholly below the peak-rate region
+  kAbove,   // wholly above it, or a trial saturated (throughput short of offered, or errors)
+  kPeak,    // overlaps the region with the target accuracy: λ* = this load
+  kInvalid  // no verdict: trials could not run, or the trial cap was hit before the target accuracy
+};
+
+const char* to_string(Verdict v);
+
+struct LoadResult {
+  double rate = 0;
+  double runlength_s = 0;
+  std::vector<TrialResult> trials;
+  MeanInterval ci;          // of the trials' mean response times, at the target confidence
+  bool saturated = false;   // some trial counted as saturated whatever its response time
+  Verdict verdict = Verdict::kInvalid;
+};
+
+enum class SearchStatus {
+  kFound,     // a load's response-time CI overlaps the peak-rate region at the target accuracy
+  kNotFound,  // the picker ran out of loads, or max_loads was reached
+  kBudget,    // the trial cap at one load or the total cost cap was hit first
+  kFailed     // a trial could not run, twice in a row
+};
+
+const char* to_string(SearchStatus s);
+
+// The outcome of one peak search [003 Alg. 2].
+struct SearchResult {
+  SearchStatus status = SearchStatus::kNotFound;
+  double peak_rate = 0;         // λ*, when found
+  MeanInterval response;        // mean response time CI at λ* (at confidence c)
+  std::vector<LoadResult> loads;
+  int trials = 0;
+  double cost_s = 0;            // sum of trial costs
+  std::string message;          // why, for statuses other than found
+};
+
+}  // namespace wb

@@ -1,0 +1,36 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/queue_network.hpp"
+#include "core/sample.hpp"
+
+namespace wb::sim {
+
+// One run of the open queue network on a virtual clock.
+struct RunSpec {
+  double rate = 0;        // Poisson arrival rate λ, requests/s
+  double warmup_s = 0;    // arrivals before this are simulated but not measured
+  double runlength_s = 0; // measured arrivals: [warmup, warmup + runlength)
+  double timeout_s = 5;   // a measured request not done within this is a timeout
+  std::uint64_t seed = 1;
+};
+
+struct RunOutcome {
+  std::uint64_t sent = 0;       // arrivals in the measured window
+  std::uint64_t completed = 0;  // of those, done within the timeout
+  std::uint64_t timeouts = 0;   // sent - completed
+  std::vector<double> response_ms;  // of completed requests, in completion order
+  // Per-center busy fraction over the measured window (pools: mean tokens held / tokens).
+  std::vector<double> utilization;
+};
+
+// Simulates `net` for `sample` (server counts and demands are evaluated for it). Requests visit
+// the non-pool centers in declaration order, each a random number of times with mean `visits`
+// (floor plus a Bernoulli for the fraction); a request takes a token of a pool before visiting a
+// center declared within it and keeps it until its next center is outside that pool.
+// Deterministic for a given spec. Throws InputError if a server count evaluates below 1 or a
+// demand is not positive for this sample.
+RunOutcome simulate(const QueueNetwork& net, const Sample& sample, const RunSpec& spec);
+
+}  // namespace wb::sim

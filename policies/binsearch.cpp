@@ -1,0 +1,55 @@
+// [003 Alg. 3] Binsearch: double the load until one saturates, then halve the bracket.
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "policies/load_picker.hpp"
+
+namespace wb {
+
+namespace {
+
+class BinsearchPicker final : public LoadPicker {
+ public:
+  BinsearchPicker(double r_sat_ms, double start_rate) : r_sat_ms_(r_sat_ms), start_rate_(start_rate) {}
+
+  std::optional<double> next(const std::vector<LoadResult>& history) override {
+    if (history.empty()) return start_rate_;  // Step 1
+    const LoadResult& cur = history.back();
+    double prev = history.size() >= 2 ? history[history.size() - 2].rate : 0.0;
+    // A saturated load has, in effect, an unbounded response time.
+    bool low = !cur.saturated && cur.ci.mean < r_sat_ms_;
+    if (geometric_) {  // Step 2
+      if (low) return cur.rate * 2;
+      geometric_ = false;
+      low_ = prev;
+      high_ = cur.rate;
+    } else if (low) {  // Step 3
+      low_ = cur.rate;
+    } else {
+      high_ = cur.rate;
+    }
+    // The bracket has shrunk below what a load generator can resolve: the region lies between
+    // two loads that both missed it.
+    if (high_ - low_ < 1e-3 * high_) return std::nullopt;
+    return (low_ + high_) / 2;
+  }
+
+ private:
+  double r_sat_ms_;
+  double start_rate_;
+  bool geometric_ = true;
+  double low_ = 0, high_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> picker_names() { return {"binsearch"}; }
+
+std::unique_ptr<LoadPicker> make_picker(const std::string& name, const PeakConfig& peak, double start_rate) {
+  if (name == "binsearch") return std::make_unique<BinsearchPicker>(peak.r_sat_ms, start_rate);
+  std::string known;
+  for (const auto& n : picker_names()) known += (known.empty() ? "" : ", ") + n;
+  throw InputError(fmt::format("--policy: unknown policy '{}' (known: {})", name, known));
+}
+
+}  // namespace wb

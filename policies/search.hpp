@@ -1,0 +1,37 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/trial.hpp"
+#include "policies/load_picker.hpp"
+#include "core/search_result.hpp"
+
+namespace wb {
+
+struct SearchOptions {
+  PeakConfig peak;   // region, limits, runlength
+  Target target;     // confidence c and accuracy a
+};
+
+// Told about progress as it happens; the controller writes each trial to the store here, so a
+// crash loses at most the trial in flight.
+class SearchObserver {
+ public:
+  virtual ~SearchObserver() = default;
+  virtual void on_trial(std::size_t load_index, const TrialResult& trial) = 0;
+  virtual void on_load(std::size_t load_index, const LoadResult& load) = 0;
+};
+
+
+// The verdict for a load from its trials [003 Alg. 2 Steps 8-10]. Exposed for tests.
+// `look` counts the CI checks made at this load so far (1 for the first), see search.cpp.
+Verdict judge_load(LoadResult& load, const SearchOptions& options, int look);
+
+// [003 Alg. 2] Searches for the peak rate of `sample`. Runs trials through `runner` only; never
+// sleeps, reads clocks or touches processes. A runner Error is retried once, then the search
+// stops with status kFailed. Interrupted propagates.
+SearchResult run_search(const Sample& sample, const SearchOptions& options, LoadPicker& picker,
+                        TrialRunner& runner, SearchObserver* observer = nullptr);
+
+}  // namespace wb

@@ -1,0 +1,106 @@
+#include "store/schema.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "core/error.hpp"
+
+namespace wb::store {
+
+namespace {
+
+// Migration N brings the schema from version N to N+1. Never edit one that has shipped; append.
+constexpr std::array kMigrations = {
+    // 0 -> 1: searches, their loads and trials; cached truths of simulated samples.
+    R"sql(
+CREATE TABLE searches (
+  id           INTEGER PRIMARY KEY,
+  testbed      TEXT NOT NULL,
+  sample       TEXT NOT NULL,          -- canonical key "disks=2,threads=16"
+  sample_json  TEXT NOT NULL,
+  confidence   REAL NOT NULL,
+  accuracy     REAL NOT NULL,
+  policy       TEXT NOT NULL,
+  seed         INTEGER,
+  options_json TEXT NOT NULL,
+  status       TEXT NOT NULL DEFAULT 'running',
+  peak_rate    REAL,
+  mean_ms      REAL,
+  ci_low_ms    REAL,
+  ci_high_ms   REAL,
+  trials       INTEGER NOT NULL DEFAULT 0,
+  cost_s       REAL NOT NULL DEFAULT 0,
+  message      TEXT,
+  started_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  finished_at  TEXT
+);
+CREATE INDEX searches_by_sample ON searches(testbed, sample);
+CREATE TABLE trials (
+  id            INTEGER PRIMARY KEY,
+  search_id     INTEGER NOT NULL REFERENCES searches(id),
+  load_index    INTEGER NOT NULL,
+  rate          REAL NOT NULL,
+  runlength_s   REAL NOT NULL,
+  achieved_rate REAL NOT NULL,
+  sent          INTEGER NOT NULL,
+  completed     INTEGER NOT NULL,
+  errors        INTEGER NOT NULL,
+  mean_ms       REAL NOT NULL,
+  p50_ms REAL, p90_ms REAL, p95_ms REAL, p99_ms REAL, max_ms REAL,
+  cost_s        REAL NOT NULL,
+  created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE INDEX trials_by_search ON trials(search_id, load_index);
+CREATE TABLE loads (
+  search_id   INTEGER NOT NULL REFERENCES searches(id),
+  load_index  INTEGER NOT NULL,
+  rate        REAL NOT NULL,
+  runlength_s REAL NOT NULL,
+  trials      INTEGER NOT NULL,
+  mean_ms     REAL, ci_low_ms REAL, ci_high_ms REAL,
+  saturated   INTEGER NOT NULL,
+  verdict     TEXT NOT NULL,
+  PRIMARY KEY (search_id, load_index)
+);
+CREATE TABLE sim_truths (
+  testbed     TEXT NOT NULL,
+  sample      TEXT NOT NULL,
+  model_hash  TEXT NOT NULL,           -- of the [sim] and [peak] text the truth was computed for
+  peak_rate   REAL NOT NULL,
+  region_low  REAL NOT NULL,
+  region_high REAL NOT NULL,
+  PRIMARY KEY (testbed, sample, model_hash)
+);
+)sql",
+};
+
+int user_version(Database& db) {
+  Statement s = db.prepare("PRAGMA user_version");
+  s.step();
+  return static_cast<int>(s.column_int(0));
+}
+
+}  // namespace
+
+int current_schema_version() { return static_cast<int>(kMigrations.size()); }
+
+void migrate(Database& db) {
+  for (;;) {
+    // Read the version inside the write transaction: two processes opening a new store at once
+    // must not both apply the same migration.
+    Transaction tx(db);
+    int v = user_version(db);
+    if (v > current_schema_version()) {
+      throw Error(fmt::format("the store has schema version {}, newer than this workbench understands ({}); "
+                              "use a newer workbench",
+                              v, current_schema_version()));
+    }
+    if (v == current_schema_version()) return;
+    db.exec(kMigrations[static_cast<std::size_t>(v)]);
+    db.exec(fmt::format("PRAGMA user_version = {}", v + 1));
+    tx.commit();
+  }
+}
+
+}  // namespace wb::store

@@ -1,0 +1,67 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sample.hpp"
+#include "core/search_result.hpp"
+#include "core/trial.hpp"
+#include "store/sqlite.hpp"
+
+namespace wb::store {
+
+// What a search was asked to do, as recorded when it starts.
+struct SearchRecord {
+  std::int64_t id = 0;
+  std::string testbed;
+  Sample sample;
+  double confidence = 0, accuracy = 0;
+  std::string policy;
+  std::optional<std::int64_t> seed;
+  std::string options_json;
+  std::string status;
+  std::optional<double> peak_rate;
+  int trials = 0;
+  double cost_s = 0;
+};
+
+struct StoredTrial {
+  std::int64_t search_id = 0;
+  int load_index = 0;
+  TrialResult trial;
+};
+
+// The workbench store: one SQLite file (WAL), schema versioned with migrations. Every write is
+// its own transaction, so a killed controller leaves every completed trial behind.
+// Not thread-safe: one Store per thread (SQLite handles concurrent processes).
+class Store {
+ public:
+  // Opens or creates the store at `path` and migrates it. Throws Error.
+  explicit Store(const std::string& path);
+
+  const std::string& path() const { return path_; }
+
+  std::int64_t begin_search(const SearchRecord& record);
+  void add_trial(std::int64_t search_id, int load_index, const TrialResult& trial);
+  void add_load(std::int64_t search_id, int load_index, const LoadResult& load);
+  void finish_search(std::int64_t search_id, const SearchResult& result);
+
+  std::optional<SearchRecord> search(std::int64_t id);
+  std::vector<StoredTrial> trials(std::int64_t search_id);
+  std::int64_t count_trials();
+
+  struct TruthRow {
+    double peak_rate = 0, region_low = 0, region_high = 0;
+  };
+  std::optional<TruthRow> find_truth(const std::string& testbed, const std::string& sample, const std::string& hash);
+  void put_truth(const std::string& testbed, const std::string& sample, const std::string& hash, const TruthRow& t);
+
+  Database& db() { return db_; }
+
+ private:
+  std::string path_;
+  Database db_;
+};
+
+}  // namespace wb::store
