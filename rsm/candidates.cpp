@@ -50,7 +50,7 @@ Eigen::MatrixXd append_candidates(const Eigen::MatrixXd& base, const Eigen::Matr
   }
   Eigen::MatrixXd out(base.rows() + extra.rows(), extra.cols());
   Eigen::Index n = base.rows();
-  out.topRows(n) = base;
+  if (n > 0) out.topRows(n) = base;
   for (Eigen::Index i = 0; i < extra.rows(); ++i) {
     // Linear scan: candidate sets are tens to thousands of points.
     if (find_candidate(out.topRows(n), extra.row(i)) < 0) out.row(n++) = extra.row(i);
