@@ -4,21 +4,24 @@
 // an open Poisson stream of rate λ.
 //
 // Method: a flow-equivalent server (FES) — Norton's theorem for queueing networks [Chandy,
-// Herzog & Woo 1975], as used for memory constraints in [Lazowska et al., Quantitative System
-// Performance 1984, Ch. 9]. The inner centers are solved as a closed network for every population
-// n = 1..N_P (Buzen's convolution, exact for multi-server centers), giving its throughput X(n).
-// The pool is then a birth-death queue: arrivals at λ, completions at X(min(n, N_P)) with n
-// requests holding or waiting for a token. This is the exact form of the surrogate-delay /
+// Herzog & Woo 1975], the decomposition used for memory constraints in [Lazowska et al.,
+// Quantitative System Performance 1984, Ch. 9]. The inner centers are solved as a closed network
+// for every population n = 1..N_P (Buzen's convolution, exact for multi-server centers), giving
+// its throughput X(n). The pool is then a birth-death queue: arrivals at λ, completions at
+// X(min(n, N_P)) with n requests holding or waiting for a token. This is the surrogate-delay /
 // layered-queueing idea "a pool is an N_P-server station whose service time is the token holding
-// time": the holding time here depends on how many tokens are out, not on λ through an open
-// approximation of the inner queues, so no fixed-point iteration is needed and the pool's
-// capacity is exactly X(N_P).
+// time" with the holding time taken as a function of how many tokens are out rather than of λ
+// through open-network formulas for the inner queues: no fixed-point iteration is needed, inner
+// queues never exceed N_P, and the pool's capacity is X(N_P).
 //
-// Limits: exact when the inner centers are product-form (exponential FCFS, any PS, delay), the
-// arrivals Poisson, and the inner centers visited while the token is held without interleaving
-// outside centers. With non-exponential FCFS service inside the pool (e.g. lognormal disks) the
-// inner closed network is treated as exponential, which underestimates queueing when c_s > 1
-// and overestimates it when c_s < 1, most at high utilization.
+// Limits: exact when the pool holds a single (multi-server) station; otherwise an approximation,
+// because the inner state given n tokens out is not exactly the closed network's (arrivals and
+// departures reshape it) — under 0.1% off the exact Markov chain for a CPU and a disk inside
+// (tests/models/pool_model_test.cpp). It assumes Poisson arrivals, product-form inner centers
+// (exponential FCFS, any PS, delay) visited while the token is held without interleaving outside
+// centers. With non-exponential FCFS service inside the pool (e.g. lognormal disks) the inner
+// network is treated as exponential, which underestimates queueing when c_s > 1 and overestimates
+// it when c_s < 1, most at high utilization.
 //
 // Units: demands and times in ms, rates per ms. Immutable after construction; safe to share
 // between threads. Construction throws wb::Error for an invalid inner model or tokens < 1.

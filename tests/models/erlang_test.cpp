@@ -1,0 +1,94 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "ctmc.hpp"
+#include "models/erlang.hpp"
+
+// No printed textbook example of Erlang C could be confirmed from a copy of the book while
+// writing these tests, so Erlang C is checked against independent exact computations instead:
+// closed forms for one and two servers, and the M/M/c birth-death chain solved numerically from
+// its balance equations (tests/models/ctmc.cpp, Eigen).
+
+TEST_CASE("Erlang C matches its closed forms for one and two servers") {
+  for (double a : {0.1, 0.5, 0.9, 0.99}) {
+    CHECK(wb::erlang_c(1, a) == Approx(a).epsilon(1e-12));  // M/M/1: P(wait) = ρ
+  }
+  for (double a : {0.2, 1.0, 1.5, 1.95}) {
+    // M/M/2: P(wait) = 2ρ²/(1+ρ) with ρ = a/2, i.e. a²/(2+a).
+    CHECK(wb::erlang_c(2, a) == Approx(a * a / (2 + a)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("Erlang B recursion matches the defining sum") {
+  for (int c : {1, 3, 8, 20}) {
+    for (double a : {0.5, 4.0, 15.0}) {
+      double term = 1, sum = 1;
+      for (int k = 1; k <= c; ++k) {
+        term *= a / k;
+        sum += term;
+      }
+      CHECK(wb::erlang_b(c, a) == Approx(term / sum).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("M/M/c means match the birth-death chain solved by Eigen") {
+  struct Case {
+    int c;
+    double lambda, s;
+  };
+  for (auto k : {Case{1, 0.7, 1.0}, Case{3, 2.1, 1.0}, Case{4, 30.0, 0.1}, Case{8, 0.5, 12.0}, Case{16, 1.0, 14.0}}) {
+    INFO("c=" << k.c << " lambda=" << k.lambda << " S=" << k.s);
+    auto pi = wb::test::mmc_distribution(k.c, k.lambda, k.s, 600);
+    double p_wait = 0, lq = 0, l = 0;
+    for (std::size_t n = 0; n < pi.size(); ++n) {
+      if (static_cast<int>(n) >= k.c) {
+        p_wait += pi[n];
+        lq += static_cast<double>(static_cast<int>(n) - k.c) * pi[n];
+      }
+      l += static_cast<double>(n) * pi[n];
+    }
+    wb::MmcResult m = wb::mmc(k.c, k.lambda, k.s);
+    REQUIRE(m.stable);
+    CHECK(m.utilization == Approx(k.lambda * k.s / k.c));
+    CHECK(m.p_wait == Approx(p_wait).epsilon(1e-9));
+    CHECK(m.queue_length == Approx(lq).epsilon(1e-8));
+    CHECK(m.in_system == Approx(l).epsilon(1e-8));
+    CHECK(m.wait == Approx(lq / k.lambda).epsilon(1e-8));  // Little's law on the chain
+    CHECK(m.response == Approx(l / k.lambda).epsilon(1e-8));
+  }
+}
+
+TEST_CASE("Erlang C stays finite and exact for hundreds of servers") {
+  // a^c/c! overflows a double beyond c ≈ 170; the recursion must not.
+  double c = wb::erlang_c(400, 380.0);
+  CHECK(c > 0);
+  CHECK(c < 1);
+  auto pi = wb::test::mmc_distribution(400, 380.0, 1.0, 900);
+  double p_wait = 0;
+  for (std::size_t n = 400; n < pi.size(); ++n) p_wait += pi[n];
+  CHECK(c == Approx(p_wait).epsilon(1e-7));
+}
+
+TEST_CASE("an overloaded M/M/c is reported unstable, not as a number") {
+  wb::MmcResult m = wb::mmc(2, 3.0, 1.0);
+  CHECK_FALSE(m.stable);
+  CHECK(m.p_wait == 1);
+  CHECK(std::isinf(m.response));
+  CHECK(wb::erlang_c(2, 2.0) == 1);
+  CHECK_THROWS_AS(wb::mmc(0, 1.0, 1.0), wb::Error);
+  CHECK_THROWS_AS(wb::mmc(1, -1.0, 1.0), wb::Error);
+}
+
+TEST_CASE("Allen-Cunneen reduces to Pollaczek-Khinchine for one server and to M/M/c for exponential service") {
+  double lambda = 0.8, s = 1.0;
+  for (double scv : {0.0, 0.5, 1.44, 4.0}) {
+    // P-K: W_q = λ·E[S²] / (2(1−ρ)), E[S²] = S²(1 + c_s²).
+    double pk = lambda * s * s * (1 + scv) / (2 * (1 - lambda * s));
+    CHECK(wb::allen_cunneen_wait(1, lambda, s, scv) == Approx(pk).epsilon(1e-12));
+  }
+  CHECK(wb::allen_cunneen_wait(4, 3.0, 1.0, 1.0) == Approx(wb::mmc(4, 3.0, 1.0).wait).epsilon(1e-12));
+  CHECK(std::isinf(wb::allen_cunneen_wait(1, 2.0, 1.0, 1.0)));
+}
