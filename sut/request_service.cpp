@@ -62,9 +62,12 @@ void RequestService::serve(Job& job) {
     ~BusyGuard() { --n; }
   } busy_guard{busy_};
   std::unique_lock big_lock(serialize_mu_, std::defer_lock);
-  if (options_.serialize_above > 0 && busy > options_.serialize_above) big_lock.lock();
-  const Clock::time_point locked = Clock::now();
-  t.s[kLock] = seconds(locked - started);
+  Clock::time_point locked = started;
+  if (options_.serialize_above > 0 && busy > options_.serialize_above) {
+    big_lock.lock();
+    locked = Clock::now();
+    t.s[kLock] = seconds(locked - started);
+  }
 
   SplitMix64 rng(seed_, job.seq);
   double cpu_ms = draw_ms(options_.cpu, rng);

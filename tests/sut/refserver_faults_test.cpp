@@ -1,0 +1,111 @@
+// refserver's fault flags, each shown against the same server without it where that matters.
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "refserver_fixture.hpp"
+
+using namespace wb::test;
+using wb::rpc::Op;
+using wb::rpc::Status;
+
+namespace {
+std::vector<std::string> det(std::string threads, std::string disks, std::string cpu_ms, std::string disk_ms) {
+  return {"--threads", threads, "--disks", disks, "--cpu-ms", cpu_ms, "--cpu-dist", "deterministic",
+          "--disk-ms", disk_ms, "--disk-dist", "deterministic", "--cpu-mode", "sleep"};
+}
+}  // namespace
+
+TEST_CASE("refserver --slow-disk I:F makes disk I F times slower, the others unchanged", "[sut][faults]") {
+  auto args = det("1", "2", "0", "10");
+  args.insert(args.end(), {"--slow-disk", "1:4"});
+  TestServer server(args);
+  RpcClient c(server.port());
+  // One request at a time: the pool hands out the longest-idle disk, so they alternate.
+  for (int i = 0; i < 6; ++i) REQUIRE(c.call(Op::kRead, 10, i).status == Status::kOk);
+  const nlohmann::json s = c.stats();
+  const nlohmann::json& d0 = s.at("disks").at(0);
+  const nlohmann::json& d1 = s.at("disks").at(1);
+  CHECK(d0.at("ops") == 3);
+  CHECK(d1.at("ops") == 3);
+  const double fast = d0.at("mean_service_ms").get<double>();
+  const double slow = d1.at("mean_service_ms").get<double>();
+  CHECK(fast >= 10.0);
+  CHECK(fast < 15.0);
+  CHECK(slow >= 40.0);
+  CHECK(slow < 48.0);
+}
+
+TEST_CASE("refserver --serialize-above N serializes requests that start above N busy threads", "[sut][faults]") {
+  const bool fault = GENERATE(false, true);
+  auto args = det("4", "4", "0", "60");
+  if (fault) args.insert(args.end(), {"--serialize-above", "1"});
+  TestServer server(args);
+  std::vector<std::unique_ptr<RpcClient>> clients;
+  for (int i = 0; i < 4; ++i) clients.push_back(std::make_unique<RpcClient>(server.port()));
+  const auto t0 = Clock::now();
+  for (int i = 0; i < 4; ++i) clients[i]->send(Op::kRead, 10, i);
+  for (int i = 0; i < 4; ++i) REQUIRE(clients[i]->receive().status == Status::kOk);
+  const double elapsed = ms_since(t0);
+  const nlohmann::json s = clients[0]->stats();
+  const double lock_total = stage(s, "read", "lock", "total_ms");
+  if (fault) {
+    // At least three of the four hold the one lock through their 60 ms disk service in turn.
+    CHECK(elapsed >= 170.0);
+    CHECK(lock_total >= 170.0);  // waits of 60 + 120 at least
+  } else {
+    CHECK(elapsed < 150.0);
+    CHECK(lock_total == 0.0);
+  }
+}
+
+TEST_CASE("refserver --create-cost-ms makes writes slower as files accumulate", "[sut][faults]") {
+  auto args = det("1", "1", "0", "0");
+  args.insert(args.end(), {"--create-cost-ms", "1000"});  // 1 ms per file created before
+  TestServer server(args);
+  RpcClient c(server.port());
+  for (int i = 0; i < 10; ++i) REQUIRE(c.call(Op::kWrite, 10, i).status == Status::kOk);
+  for (int i = 0; i < 5; ++i) REQUIRE(c.call(Op::kMetadata, 0, i).status == Status::kOk);
+  const nlohmann::json first = c.stats(true);
+  CHECK(first.at("files_created") == 10);
+  // Writes 0..9 pay 0..9 ms: mean 4.5, max 9.
+  CHECK(stage(first, "write", "cpu") >= 4.5);
+  CHECK(stage(first, "write", "cpu") < 8.0);
+  CHECK(stage(first, "write", "cpu", "max_ms") >= 9.0);
+  CHECK(stage(first, "metadata", "cpu") < 1.5);  // only writes create files
+  for (int i = 0; i < 10; ++i) REQUIRE(c.call(Op::kWrite, 10, i).status == Status::kOk);
+  const nlohmann::json second = c.stats();
+  // Writes 10..19 pay 10..19 ms: mean 14.5.
+  CHECK(stage(second, "write", "cpu") >= 14.5);
+  CHECK(stage(second, "write", "cpu") < 19.0);
+  CHECK(second.at("files_created") == 20);
+}
+
+TEST_CASE("refserver --stall-every/--stall-for stops all workers periodically", "[sut][faults]") {
+  auto args = det("4", "1", "0", "0");
+  args.insert(args.end(), {"--stall-every", "1", "--stall-for", "0.4"});
+  const auto start = Clock::now();  // the server's clock starts a little before this
+  TestServer server(args);
+  RpcClient c(server.port());
+  struct Sample {
+    double sent_ms;
+    double latency_ms;
+  };
+  std::vector<Sample> samples;
+  for (std::uint64_t id = 0; ms_since(start) < 1700; ++id) {
+    const double sent = ms_since(start);
+    const auto t = Clock::now();
+    REQUIRE(c.call(Op::kMetadata, 0, id).id == id);
+    samples.push_back({sent, ms_since(t)});
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  double max_latency = 0;
+  for (const Sample& x : samples) {
+    max_latency = std::max(max_latency, x.latency_ms);
+    // Before the first window (1.0 s after start) and after it ends (1.4 s) nothing stalls.
+    if (x.sent_ms < 900 || x.sent_ms > 1500) CHECK(x.latency_ms < 150.0);
+  }
+  CHECK(max_latency >= 300.0);
+  CHECK(max_latency < 500.0);
+  const nlohmann::json s = c.stats();
+  CHECK(stage(s, "metadata", "thread_queue", "max_ms") >= 300.0);
+}
