@@ -1,0 +1,513 @@
+#include "harness/ssh_executor.hpp"
+
+#include <fcntl.h>
+// ssh_send_keepalive is declared with the server API but sends the keepalive@openssh.com
+// global request that OpenSSH clients send too.
+#include <libssh/server.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "harness/child_process.hpp"
+#include "harness/shell_quote.hpp"
+#include "harness/ssh_connection.hpp"
+
+namespace wb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+Clock::time_point deadline_of(Clock::time_point start, milliseconds d) {
+  return d.count() > 0 ? start + d : Clock::time_point::max();
+}
+
+int ms_until(Clock::time_point t, int cap_ms) {
+  if (t == Clock::time_point::max()) return cap_ms;
+  const auto left = std::chrono::duration_cast<milliseconds>(t - Clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(left + 1, 0, cap_ms));
+}
+
+std::string tail(const std::string& s, std::size_t n = 2000) {
+  return s.size() <= n ? s : s.substr(s.size() - n);
+}
+
+// The remote command line: the user's argv as quoted words inside a wrapper that starts a new
+// session (so a process group we can kill) and reports its id first. See the header.
+std::string remote_command_line(const CommandSpec& spec) {
+  std::string inner = "echo $$; ";
+  if (spec.cwd) inner += "cd " + shell_quote(*spec.cwd) + " && ";
+  inner += "exec ";
+  if (!spec.env.empty()) {
+    inner += "env --";
+    for (const auto& [k, v] : spec.env) inner += " " + shell_quote(k + "=" + v);
+    inner += " ";
+  }
+  inner += shell_join(spec.argv);
+  return "exec setsid -w sh -c " + shell_quote(inner);
+}
+
+// One command on one channel: its output so far and the process group id it reported.
+struct RemoteCommand {
+  std::unique_ptr<ssh::Channel> channel;
+  std::uint64_t generation = 0;  // the connection the channel belongs to
+  std::string what;              // the quoted argv, for messages
+  long pgid = -1;
+  std::string out, err;
+  bool eof = false;
+};
+
+class SshProcess;
+
+// [Guarded] Everything below marked GUARDED_BY(mutex_) is touched only with mutex_ held.
+class SshExecutorImpl final : public SshExecutor {
+ public:
+  explicit SshExecutorImpl(const SshOptions& options) : options_(options), where_(ssh::describe(options)) {
+    std::lock_guard lock(mutex_);
+    connect_locked();
+  }
+
+  ~SshExecutorImpl() override {
+    std::lock_guard lock(mutex_);
+    drop_session_locked();
+  }
+
+  CommandResult run(const CommandSpec& spec) override;
+  std::unique_ptr<Process> start(const CommandSpec& spec) override;
+  void upload(const std::string& local_path, const std::string& remote_path, int mode) override;
+  std::string describe() const override { return where_; }
+  std::uint64_t connections() const override {
+    std::lock_guard lock(mutex_);
+    return connections_;
+  }
+
+ private:
+  friend class SshProcess;
+
+  // Connection management.
+  void connect_locked();
+  void ensure_connected_locked();
+  void drop_session_locked() noexcept;
+  bool alive_locked() const { return session_ && ssh_is_connected(session_.get()) != 0; }
+  void kill_lost_groups_locked() noexcept;
+
+  // Commands.
+  RemoteCommand begin_locked(const CommandSpec& spec, Clock::time_point deadline);
+  std::unique_ptr<ssh::Channel> exec_locked(const std::string& command_line);
+  void pump_locked(int timeout_ms);
+  void drain_locked(RemoteCommand& cmd);
+  bool finished(const RemoteCommand& cmd) const;
+  // Runs to completion (or to its deadline, then kills the group); throws on connection loss.
+  CommandResult finish_locked(RemoteCommand& cmd, Clock::time_point deadline);
+  void kill_group_locked(long pgid, milliseconds grace);
+  [[noreturn]] void lost_locked(RemoteCommand& cmd, const std::string& doing);
+  void release_locked(RemoteCommand& cmd) noexcept;
+  CommandResult result_of(RemoteCommand& cmd, bool timed_out) const;
+
+  const SshOptions options_;
+  const std::string where_;
+  mutable std::mutex mutex_;
+  ssh::Session session_;                      // GUARDED_BY(mutex_)
+  ssh_event event_ = nullptr;                 // GUARDED_BY(mutex_): polls session_ only
+  std::uint64_t generation_ = 0;              // GUARDED_BY(mutex_): +1 per connection
+  std::uint64_t connections_ = 0;             // GUARDED_BY(mutex_)
+  std::set<SshProcess*> live_;                // GUARDED_BY(mutex_): started, not yet finished
+  std::vector<long> lost_groups_;             // GUARDED_BY(mutex_): to kill after reconnecting
+  Clock::time_point last_traffic_ = Clock::now();  // GUARDED_BY(mutex_)
+};
+
+class SshProcess final : public Process {
+ public:
+  SshProcess(SshExecutorImpl& ex, RemoteCommand cmd, Clock::time_point deadline)
+      : ex_(ex), cmd_(std::move(cmd)), deadline_(deadline) {
+    ex_.live_.insert(this);  // caller holds the mutex
+  }
+
+  ~SshProcess() override {
+    try {
+      stop(ex_.options_.kill_grace);
+    } catch (...) {
+      // Never throw from a destructor; a lost connection's groups are killed on reconnect.
+    }
+    std::lock_guard lock(ex_.mutex_);
+    ex_.live_.erase(this);
+    ex_.release_locked(cmd_);
+  }
+
+  std::optional<std::string> read_line(milliseconds timeout) override {
+    std::lock_guard lock(ex_.mutex_);
+    const auto until = std::min(Clock::now() + timeout, deadline_);
+    while (true) {
+      ex_.drain_locked(cmd_);
+      const auto nl = cmd_.out.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = cmd_.out.substr(0, nl);
+        cmd_.out.erase(0, nl + 1);
+        return line;
+      }
+      if (cmd_.eof) {
+        if (cmd_.out.empty()) return std::nullopt;
+        return std::exchange(cmd_.out, {});
+      }
+      if (Clock::now() >= until) break;
+      pump_or_throw(ms_until(until, 1000));
+    }
+    const bool past_deadline = Clock::now() >= deadline_;
+    if (past_deadline) stop_locked(ex_.options_.kill_grace, true);
+    throw Error(fmt::format("{}: {} waiting for a line of output; stderr: {}", describe(),
+                            past_deadline ? "deadline passed" : "timed out", tail(cmd_.err)));
+  }
+
+  std::optional<CommandResult> wait(milliseconds timeout) override {
+    std::lock_guard lock(ex_.mutex_);
+    if (result_) return result_;
+    const auto until = std::min(Clock::now() + timeout, deadline_);
+    while (true) {
+      ex_.drain_locked(cmd_);
+      if (ex_.finished(cmd_)) {
+        result_ = ex_.result_of(cmd_, false);
+        ex_.live_.erase(this);
+        return result_;
+      }
+      if (Clock::now() >= until) break;
+      pump_or_throw(ms_until(until, 1000));
+    }
+    if (Clock::now() >= deadline_) return stop_locked(ex_.options_.kill_grace, true);
+    return std::nullopt;
+  }
+
+  CommandResult stop(milliseconds grace) override {
+    std::lock_guard lock(ex_.mutex_);
+    return stop_locked(grace, false);
+  }
+
+  std::string describe() const override {
+    return fmt::format("pgid {} on {}: {}", cmd_.pgid, ex_.where_, cmd_.what);
+  }
+
+  void drain() { ex_.drain_locked(cmd_); }
+  // The connection this process ran on was dropped (the caller holds the mutex).
+  void connection_dropped() noexcept {
+    cmd_.channel->release();
+    lost_ = true;
+  }
+
+ private:
+  void pump_or_throw(int timeout_ms) {
+    if (lost_ || !ex_.alive_locked()) {
+      lost_ = true;
+      throw Error(fmt::format("{}: connection lost", describe()));
+    }
+    ex_.pump_locked(timeout_ms);
+  }
+
+  CommandResult stop_locked(milliseconds grace, bool timed_out) {
+    if (result_) return *result_;
+    if (lost_ || !ex_.alive_locked()) {
+      lost_ = true;
+      throw Error(fmt::format("{}: connection lost; its group is killed after reconnecting", describe()));
+    }
+    ex_.drain_locked(cmd_);
+    if (!ex_.finished(cmd_)) ex_.kill_group_locked(cmd_.pgid, grace);
+    const auto bound = Clock::now() + std::chrono::seconds(5);
+    while (!ex_.finished(cmd_) && Clock::now() < bound && ex_.alive_locked()) {
+      ex_.pump_locked(ms_until(bound, 200));
+      ex_.drain_locked(cmd_);
+    }
+    result_ = ex_.result_of(cmd_, timed_out);
+    ex_.live_.erase(this);
+    return *result_;
+  }
+
+  SshExecutorImpl& ex_;
+  RemoteCommand cmd_;
+  const Clock::time_point deadline_;
+  std::optional<CommandResult> result_;
+  bool lost_ = false;
+};
+
+void SshExecutorImpl::connect_locked() {
+  std::string last_error;
+  auto pause = options_.reconnect_backoff;
+  const int attempts = std::max(1, options_.reconnect_attempts);
+  for (int attempt = 1; attempt <= attempts; ++attempt) {
+    try {
+      session_ = ssh::connect(options_);
+      event_ = ssh_event_new();
+      if (event_ == nullptr || ssh_event_add_session(event_, session_.get()) != SSH_OK) {
+        throw Error(where_ + ": cannot create an ssh event");
+      }
+      ++generation_;
+      ++connections_;
+      last_traffic_ = Clock::now();
+      kill_lost_groups_locked();
+      return;
+    } catch (const ssh::ConnectRefused&) {
+      drop_session_locked();
+      throw;  // retrying cannot fix a refused host key or key
+    } catch (const Error& e) {
+      drop_session_locked();
+      last_error = e.what();
+    }
+    if (attempt < attempts) {
+      std::this_thread::sleep_for(pause);
+      pause *= 2;
+    }
+  }
+  throw Error(fmt::format("{}: cannot connect after {} attempts; last error: {}", where_, attempts, last_error));
+}
+
+void SshExecutorImpl::ensure_connected_locked() {
+  if (alive_locked()) return;
+  drop_session_locked();
+  connect_locked();
+}
+
+void SshExecutorImpl::drop_session_locked() noexcept {
+  for (SshProcess* p : live_) p->connection_dropped();
+  if (event_ != nullptr) {
+    if (session_) ssh_event_remove_session(event_, session_.get());
+    ssh_event_free(event_);
+    event_ = nullptr;
+  }
+  session_.reset();  // frees every channel of the session
+}
+
+// Commands whose connection was lost may still run on the host: kill their groups now.
+void SshExecutorImpl::kill_lost_groups_locked() noexcept {
+  auto groups = std::exchange(lost_groups_, {});
+  for (long pgid : groups) {
+    try {
+      kill_group_locked(pgid, milliseconds(200));
+    } catch (...) {
+      // Best effort: the host may have rebooted and reused nothing of ours.
+    }
+  }
+}
+
+std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& command_line) {
+  ensure_connected_locked();
+  for (int attempt = 0;; ++attempt) {
+    try {
+      auto channel = std::make_unique<ssh::Channel>(session_.get());
+      if (ssh_channel_request_exec(channel->get(), command_line.c_str()) != SSH_OK) {
+        ssh::throw_error(session_.get(), where_ + ": starting a command");
+      }
+      return channel;
+    } catch (const Error&) {
+      // A session that died while idle fails here before anything ran: reconnect, try again.
+      if (attempt > 0 || alive_locked()) throw;
+      drop_session_locked();
+      connect_locked();
+    }
+  }
+}
+
+RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec, Clock::time_point deadline) {
+  RemoteCommand cmd;
+  cmd.what = shell_join(spec.argv);
+  cmd.channel = exec_locked(remote_command_line(spec));
+  cmd.generation = generation_;
+  // The first line is the process group id: without it we could not kill the command.
+  const auto until = std::min(deadline, Clock::now() + options_.connect_timeout);
+  while (true) {
+    drain_locked(cmd);
+    const auto nl = cmd.out.find('\n');
+    if (nl != std::string::npos) {
+      const std::string line = cmd.out.substr(0, nl);
+      if (line.empty() || line.find_first_not_of("0123456789") != std::string::npos) {
+        throw Error(fmt::format("{}: {}: expected a process group id, got \"{}\"", where_, cmd.what, line));
+      }
+      cmd.pgid = std::stol(line);
+      cmd.out.erase(0, nl + 1);
+      return cmd;
+    }
+    if (cmd.eof) {
+      throw Error(fmt::format("{}: {}: the command wrapper (setsid, sh) failed: {}", where_, cmd.what, cmd.err));
+    }
+    if (!alive_locked()) lost_locked(cmd, "starting");
+    if (Clock::now() >= until) {
+      throw Error(fmt::format("{}: {}: no process group id within {} ms", where_, cmd.what,
+                              options_.connect_timeout.count()));
+    }
+    pump_locked(ms_until(until, 1000));
+  }
+}
+
+void SshExecutorImpl::pump_locked(int timeout_ms) {
+  const auto keepalive = std::chrono::duration_cast<milliseconds>(options_.keepalive);
+  if (keepalive.count() > 0) timeout_ms = std::min<int>(timeout_ms, static_cast<int>(keepalive.count()));
+  if (!alive_locked()) return;
+  const int rc = ssh_event_dopoll(event_, timeout_ms);
+  const auto now = Clock::now();
+  if (rc == SSH_OK) {
+    last_traffic_ = now;
+  } else if (keepalive.count() > 0 && now - last_traffic_ >= keepalive && alive_locked()) {
+    // A quiet connection: ask the server to answer, so a vanished host shows as an error
+    // within the session timeout instead of never.
+    ssh_send_keepalive(session_.get());
+    last_traffic_ = now;
+  }
+  // Keep every started process's channel drained, so its window never fills and a SUT never
+  // blocks writing to stdout while we run other commands.
+  for (SshProcess* p : live_) p->drain();
+}
+
+void SshExecutorImpl::drain_locked(RemoteCommand& cmd) {
+  if (cmd.eof || cmd.generation != generation_ || !session_) return;
+  char buf[16384];
+  for (int is_stderr : {0, 1}) {
+    std::string& sink = is_stderr != 0 ? cmd.err : cmd.out;
+    while (true) {
+      const int n = ssh_channel_read_nonblocking(cmd.channel->get(), buf, sizeof buf, is_stderr);
+      if (n <= 0) break;
+      sink.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  cmd.eof = ssh_channel_is_eof(cmd.channel->get()) != 0;
+}
+
+bool SshExecutorImpl::finished(const RemoteCommand& cmd) const {
+  if (!cmd.eof) return false;
+  if (cmd.channel->exit_status || cmd.channel->exit_signal) return true;
+  return ssh_channel_is_closed(cmd.channel->get()) != 0;
+}
+
+CommandResult SshExecutorImpl::result_of(RemoteCommand& cmd, bool timed_out) const {
+  CommandResult r;
+  r.out = std::move(cmd.out);
+  r.err = std::move(cmd.err);
+  r.exit_signal = cmd.channel->exit_signal;
+  r.exit_status = r.exit_signal ? -1 : cmd.channel->exit_status.value_or(-1);
+  r.timed_out = timed_out;
+  // `setsid -w` (util-linux) reports a child killed by signal N by exiting with the raw wait
+  // status (N, | 0x80 with a core dump) after printing "setsid: child PGID did not exit
+  // normally: ..." on stderr. Turn that back into the signal and drop setsid's line.
+  const std::string marker = fmt::format("setsid: child {} did not exit normally", cmd.pgid);
+  const auto at = r.err.rfind(marker);
+  if (!r.exit_signal && r.exit_status > 0 && at != std::string::npos && (at == 0 || r.err[at - 1] == '\n')) {
+    const auto end = r.err.find('\n', at);
+    r.err.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
+    r.exit_signal = signal_name(r.exit_status & 0x7f);
+    r.exit_status = -1;
+  }
+  return r;
+}
+
+void SshExecutorImpl::kill_group_locked(long pgid, milliseconds grace) {
+  if (pgid <= 1) return;
+  // TERM, poll until the group is empty or the grace ends, then KILL — one round trip.
+  const long steps = std::max<long>(1, grace.count() / 50);
+  const std::string script = fmt::format(
+      "kill -TERM -{0} 2>/dev/null; i=0; while [ $i -lt {1} ] && kill -0 -{0} 2>/dev/null; "
+      "do sleep 0.05; i=$((i+1)); done; kill -KILL -{0} 2>/dev/null; true",
+      pgid, steps);
+  RemoteCommand killer;
+  killer.what = "kill -" + std::to_string(pgid);
+  killer.channel = exec_locked(script);
+  killer.generation = generation_;
+  const auto bound = Clock::now() + grace + options_.connect_timeout;
+  while (!finished(killer)) {
+    if (!alive_locked()) lost_locked(killer, "killing process group " + std::to_string(pgid));
+    if (Clock::now() >= bound) {
+      throw Error(fmt::format("{}: killing process group {} did not finish", where_, pgid));
+    }
+    pump_locked(ms_until(bound, 200));
+    drain_locked(killer);
+  }
+}
+
+CommandResult SshExecutorImpl::finish_locked(RemoteCommand& cmd, Clock::time_point deadline) {
+  bool timed_out = false;
+  auto give_up = Clock::time_point::max();
+  while (true) {
+    drain_locked(cmd);
+    if (finished(cmd)) break;
+    if (!alive_locked()) lost_locked(cmd, "running");
+    if (!timed_out && Clock::now() >= deadline) {
+      timed_out = true;
+      kill_group_locked(cmd.pgid, options_.kill_grace);
+      give_up = Clock::now() + std::chrono::seconds(5);
+      continue;
+    }
+    if (Clock::now() >= give_up) break;  // killed, but something keeps the channel open
+    pump_locked(ms_until(std::min(deadline, give_up), 1000));
+  }
+  return result_of(cmd, timed_out);
+}
+
+void SshExecutorImpl::lost_locked(RemoteCommand& cmd, const std::string& doing) {
+  if (cmd.pgid > 1) lost_groups_.push_back(cmd.pgid);
+  const std::string reason = session_ ? ssh_get_error(session_.get()) : "no session";
+  release_locked(cmd);
+  drop_session_locked();
+  throw Error(fmt::format(
+      "{}: SSH connection lost while {} {} ({}); the next command reconnects{}", where_, doing, cmd.what,
+      reason.empty() ? "connection closed" : reason,
+      cmd.pgid > 1 ? fmt::format(" and kills its process group {}", cmd.pgid) : std::string()));
+}
+
+void SshExecutorImpl::release_locked(RemoteCommand& cmd) noexcept {
+  if (!cmd.channel) return;
+  // A channel of an earlier (freed) session must not be touched again.
+  if (cmd.generation != generation_ || !session_) cmd.channel->release();
+  cmd.channel.reset();
+}
+
+CommandResult SshExecutorImpl::run(const CommandSpec& spec) {
+  check_command_spec(spec);
+  std::lock_guard lock(mutex_);
+  const auto deadline = deadline_of(Clock::now(), spec.deadline);
+  RemoteCommand cmd = begin_locked(spec, deadline);
+  CommandResult r = finish_locked(cmd, deadline);
+  release_locked(cmd);
+  return r;
+}
+
+std::unique_ptr<Process> SshExecutorImpl::start(const CommandSpec& spec) {
+  check_command_spec(spec);
+  std::lock_guard lock(mutex_);
+  const auto deadline = deadline_of(Clock::now(), spec.deadline);
+  return std::make_unique<SshProcess>(*this, begin_locked(spec, deadline), deadline);
+}
+
+void SshExecutorImpl::upload(const std::string& local_path, const std::string& remote_path, int mode) {
+  std::ifstream in(local_path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot upload {}: cannot open it", where_, local_path));
+  const std::string temp = remote_path + ".wb-upload";
+  {
+    std::lock_guard lock(mutex_);
+    ensure_connected_locked();
+    ssh::Sftp sftp(session_.get());
+    sftp_file file = sftp_open(sftp.get(), temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, static_cast<mode_t>(mode));
+    if (file == nullptr) ssh::throw_error(session_.get(), fmt::format("{}: SFTP open {}", where_, temp));
+    std::vector<char> buf(64 * 1024);
+    bool ok = true;
+    while (ok && in) {
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      const auto n = static_cast<std::size_t>(in.gcount());
+      ok = n == 0 || sftp_write(file, buf.data(), n) == static_cast<ssize_t>(n);
+    }
+    ok = sftp_close(file) == SSH_OK && ok;
+    if (ok) ok = sftp_chmod(sftp.get(), temp.c_str(), static_cast<mode_t>(mode)) == SSH_OK;
+    if (!ok) ssh::throw_error(session_.get(), fmt::format("{}: SFTP upload of {} to {}", where_, local_path, temp));
+  }
+  // rename(2) on the host replaces the old file atomically (SFTP v3 rename would refuse).
+  const CommandResult mv = run({{"mv", "-f", temp, remote_path}, {}, {}, options_.connect_timeout});
+  if (!mv.ok()) throw Error(fmt::format("{}: mv {} {} failed: {}", where_, temp, remote_path, mv.err));
+}
+
+}  // namespace
+
+std::unique_ptr<SshExecutor> make_ssh_executor(const SshOptions& options) {
+  if (options.host.empty()) throw InputError("ssh executor: no host given");
+  return std::make_unique<SshExecutorImpl>(options);
+}
+
+}  // namespace wb

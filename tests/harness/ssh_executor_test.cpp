@@ -1,0 +1,324 @@
+// SshExecutor against a real OpenSSH sshd on a loopback port (SshdFixture): session reuse,
+// host-key checks, quoting, remote process groups, reconnects, SFTP.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "harness/shell_quote.hpp"
+#include "harness/ssh_executor.hpp"
+#include "process_table.hpp"
+#include "sshd_fixture.hpp"
+
+using namespace std::chrono_literals;
+using wb::CommandSpec;
+using wb::test::SshdFixture;
+
+namespace {
+
+wb::SshOptions options_for(const SshdFixture& sshd) {
+  wb::SshOptions o;
+  o.host = sshd.host();
+  o.port = sshd.port();
+  o.user = sshd.user();
+  o.identity_file = sshd.client_key();
+  o.known_hosts_file = sshd.known_hosts();
+  o.global_known_hosts_file = "";  // hermetic: only the fixture's file
+  o.kill_grace = 300ms;
+  o.reconnect_backoff = 50ms;
+  return o;
+}
+
+CommandSpec sh(const std::string& script, std::chrono::milliseconds deadline = 20s) {
+  return {{"/bin/sh", "-c", script}, {}, {}, deadline};
+}
+
+const char* kProcessTree =
+    "sleep 1000 & sh -c 'sleep 1000; :' & sh -c 'trap \"\" TERM; sleep 1000; :' & "
+    "echo started; wait";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("ssh: exit status, stdout and stderr come through apart") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  CHECK_THAT(ex->describe(), Catch::Contains(std::to_string(sshd.port())));
+  const auto r = ex->run(sh("echo out1; echo err1 >&2; printf out2; exit 3"));
+  CHECK(r.exit_status == 3);
+  CHECK_FALSE(r.exit_signal);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.out == "out1\nout2");
+  CHECK(r.err == "err1\n");
+
+  const auto killed = ex->run(sh("kill -TERM $$"));
+  CHECK(killed.exit_signal == std::optional<std::string>("TERM"));
+  CHECK(killed.exit_status == -1);
+  CHECK(killed.err.empty());
+  const auto core = ex->run(sh("echo partial; kill -KILL $$"));
+  CHECK(core.exit_signal == std::optional<std::string>("KILL"));
+  CHECK(core.out == "partial\n");
+  CHECK(ex->run(sh("exit 15")).exit_status == 15);  // a plain exit code stays one
+
+  CommandSpec spec = sh("printf '%s|%s' \"$WB_A\" \"$(pwd)\"");
+  spec.env = {{"WB_A", "a b"}};
+  spec.cwd = "/usr";
+  CHECK(ex->run(spec).out == "a b|/usr");
+
+  const auto missing = ex->run({{"wb-no-such-program-xyz"}, {}, {}, 10s});
+  CHECK(missing.exit_status == 127);
+  CHECK_THAT(missing.err, Catch::Contains("wb-no-such-program-xyz"));
+}
+
+TEST_CASE("ssh: 20 commands reuse one authenticated session") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  const auto connections_before = sshd.count_log("Connection from");
+  const auto sshd_processes = sshd.connection_pids();
+  for (int i = 0; i < 20; ++i) {
+    const auto r = ex->run({{"echo", std::to_string(i)}, {}, {}, 10s});
+    REQUIRE(r.out == std::to_string(i) + "\n");
+  }
+  CHECK(ex->connections() == 1);
+  // The server agrees: one authentication, one connection's worth of sshd processes.
+  CHECK(sshd.count_log("Accepted publickey") == 1);
+  CHECK(sshd.count_log("Connection from") == connections_before);
+  CHECK(sshd.connection_pids() == sshd_processes);
+}
+
+TEST_CASE("ssh: an unknown host key is refused with the fix in the message") {
+  SshdFixture sshd;
+  auto o = options_for(sshd);
+  o.known_hosts_file = sshd.write_file("empty_known_hosts", {});
+  try {
+    wb::make_ssh_executor(o);
+    FAIL("connected to a host whose key is not known");
+  } catch (const wb::Error& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains("unknown host key"));
+    CHECK_THAT(msg, Catch::Contains("SHA256:"));
+    CHECK_THAT(msg, Catch::Contains("ssh-ed25519"));
+    CHECK_THAT(msg, Catch::Contains("[127.0.0.1]:" + std::to_string(sshd.port())));
+    CHECK_THAT(msg, Catch::Contains("ssh-keyscan -p " + std::to_string(sshd.port()) + " 127.0.0.1 >> " + o.known_hosts_file));
+    CHECK_THAT(msg, Catch::Contains("accept-new"));
+  }
+  CHECK(sshd.count_log("Accepted publickey") == 0);
+  CHECK(slurp(o.known_hosts_file).empty());  // strict mode never writes
+}
+
+TEST_CASE("ssh: a changed host key is refused, even with accept-new") {
+  SshdFixture sshd;
+  auto o = options_for(sshd);
+  o.known_hosts_file = sshd.write_file("changed_known_hosts", {sshd.foreign_host_key_line()});
+  const std::string before = slurp(o.known_hosts_file);
+  for (bool accept_new : {false, true}) {
+    o.accept_new = accept_new;
+    try {
+      wb::make_ssh_executor(o);
+      FAIL("connected to a host whose key changed");
+    } catch (const wb::Error& e) {
+      const std::string msg = e.what();
+      CHECK_THAT(msg, Catch::Contains("CHANGED"));
+      CHECK_THAT(msg, Catch::Contains("SHA256:"));
+      CHECK_THAT(msg, Catch::Contains("ssh-keygen -R '[127.0.0.1]:" + std::to_string(sshd.port()) + "'"));
+      CHECK_THAT(msg, Catch::Contains(o.known_hosts_file));
+    }
+  }
+  CHECK(slurp(o.known_hosts_file) == before);
+  CHECK(sshd.count_log("Accepted publickey") == 0);
+}
+
+TEST_CASE("ssh: accept-new adds an unknown key, which strict mode then accepts") {
+  SshdFixture sshd;
+  auto o = options_for(sshd);
+  o.known_hosts_file = sshd.dir() + "/new_known_hosts";  // does not exist yet
+  o.accept_new = true;
+  {
+    auto ex = wb::make_ssh_executor(o);
+    CHECK(ex->run({{"echo", "hi"}, {}, {}, 10s}).out == "hi\n");
+  }
+  const std::string written = slurp(o.known_hosts_file);
+  const std::string key_blob = sshd.host_key_line().substr(sshd.host_key_line().rfind(' ') + 1);
+  CHECK_THAT(written, Catch::Contains(key_blob));
+  o.accept_new = false;
+  auto strict = wb::make_ssh_executor(o);
+  CHECK(strict->run({{"echo", "again"}, {}, {}, 10s}).out == "again\n");
+}
+
+TEST_CASE("ssh: hostile values reach the remote program as one literal argument") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  const std::string work = sshd.dir() + "/injection";
+  std::filesystem::create_directories(work);
+  const std::vector<std::string> values = {
+      "$(touch pwned)", "'; rm -rf ~ #", "a\nb; touch pwned", "`touch pwned`", "\"; touch pwned; \"",
+      "it's", "x'y\"z", "$HOME", "*", "-n", "", "a  b", ">pwned", "| touch pwned", "\\'; touch pwned"};
+  for (const auto& v : values) {
+    INFO("value: " << v);
+    // Directly as argv, through a command template, and as an environment value.
+    CommandSpec spec{{"printf", "%s\\0", v}, {{"WB_V", v}}, work, 10s};
+    auto r = ex->run(spec);
+    REQUIRE(r.exit_status == 0);
+    CHECK(r.out == v + std::string(1, '\0'));
+    const auto argv = wb::expand_command_template("printf %s|%s {v} {v}", {{"v", v}});
+    r = ex->run({argv, {}, work, 10s});
+    CHECK(r.out == v + "|" + v);
+    r = ex->run({{"/bin/sh", "-c", "printf %s \"$WB_V\""}, {{"WB_V", v}}, work, 10s});
+    CHECK(r.out == v);
+  }
+  CHECK(std::filesystem::is_empty(work));
+  CHECK(std::filesystem::exists(sshd.dir() + "/home"));
+  CHECK_FALSE(std::filesystem::exists(sshd.dir() + "/home/pwned"));
+}
+
+TEST_CASE("ssh: a deadline kills the whole remote process group") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  const std::string marker = wb::test::make_marker();
+  CommandSpec spec = sh(kProcessTree, 700ms);
+  spec.env = {{"WB_TEST_MARKER", marker}};
+  const auto r = ex->run(spec);
+  CHECK(r.timed_out);
+  CHECK(r.out == "started\n");
+  CHECK_FALSE(r.ok());
+  CHECK(wb::test::survivors_after(marker).empty());
+  CHECK(ex->run({{"echo", "next"}, {}, {}, 10s}).out == "next\n");
+  CHECK(ex->connections() == 1);
+}
+
+TEST_CASE("ssh: a started remote process is read line by line and stop() kills its group") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  const std::string marker = wb::test::make_marker();
+  // 300 kB before "ready": more than a channel window, so it must be drained meanwhile.
+  CommandSpec spec = sh(std::string("head -c 300000 /dev/zero | tr '\\0' x; echo; echo ready; ") + kProcessTree, 0ms);
+  spec.env = {{"WB_TEST_MARKER", marker}};
+  auto p = ex->start(spec);
+  CHECK_THAT(p->describe(), Catch::Contains("pgid"));
+  CHECK(p->read_line(10s)->size() == 300000);
+  CHECK(p->read_line(10s) == std::optional<std::string>("ready"));
+  CHECK(p->read_line(10s) == std::optional<std::string>("started"));
+  // Other commands run on the same session while it lives.
+  CHECK(ex->run({{"echo", "meanwhile"}, {}, {}, 10s}).out == "meanwhile\n");
+  CHECK_FALSE(p->wait(100ms));
+  REQUIRE_FALSE(wb::test::pids_with_marker(marker).empty());
+  const auto r = p->stop(300ms);
+  CHECK(r.exit_signal == std::optional<std::string>("TERM"));
+  CHECK(wb::test::survivors_after(marker).empty());
+  p.reset();
+  CHECK(ex->connections() == 1);
+
+  auto q = ex->start(sh("echo a; echo b >&2; exit 5", 0ms));
+  const auto done = q->wait(10s);
+  REQUIRE(done);
+  CHECK(done->exit_status == 5);
+  CHECK(done->out == "a\n");
+  CHECK(done->err == "b\n");
+}
+
+TEST_CASE("ssh: destroying a started remote process stops its group") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  const std::string marker = wb::test::make_marker();
+  CommandSpec spec = sh(kProcessTree, 0ms);
+  spec.env = {{"WB_TEST_MARKER", marker}};
+  {
+    auto p = ex->start(spec);
+    CHECK(p->read_line(10s) == std::optional<std::string>("started"));
+  }
+  CHECK(wb::test::survivors_after(marker).empty());
+}
+
+TEST_CASE("ssh: killing the sshd child mid-command fails clearly, then the executor reconnects") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  REQUIRE(ex->run({{"true"}, {}, {}, 10s}).ok());
+  const std::string marker = wb::test::make_marker();
+  CommandSpec spec = sh("echo started; sleep 30; echo never", 20s);
+  spec.env = {{"WB_TEST_MARKER", marker}};
+  std::thread killer([&] {
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (wb::test::pids_with_marker(marker).empty() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(10ms);
+    }
+    std::this_thread::sleep_for(100ms);
+    sshd.kill_connections();
+  });
+  try {
+    ex->run(spec);
+    FAIL("the command survived its connection");
+  } catch (const wb::Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("connection lost"));
+    CHECK_THAT(e.what(), Catch::Contains("sleep 30"));
+    CHECK_THAT(e.what(), Catch::Contains(std::to_string(sshd.port())));
+  }
+  killer.join();
+  const auto r = ex->run({{"echo", "back"}, {}, {}, 10s});
+  CHECK(r.out == "back\n");
+  CHECK(ex->connections() == 2);
+  // The reconnect killed the group the lost connection left behind.
+  CHECK(wb::test::survivors_after(marker).empty());
+}
+
+TEST_CASE("ssh: a connection that died while idle is re-established for the next command") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  REQUIRE(ex->run({{"true"}, {}, {}, 10s}).ok());
+  sshd.kill_connections();
+  std::this_thread::sleep_for(100ms);
+  CHECK(ex->run({{"echo", "ok"}, {}, {}, 10s}).out == "ok\n");
+  CHECK(ex->connections() == 2);
+}
+
+TEST_CASE("ssh: a host that does not answer fails after the reconnect attempts") {
+  SshdFixture sshd;
+  auto o = options_for(sshd);
+  o.port = 1;  // nothing listens there
+  o.reconnect_attempts = 2;
+  o.reconnect_backoff = 10ms;
+  CHECK_THROWS_WITH(wb::make_ssh_executor(o), Catch::Contains("cannot connect after 2 attempts"));
+}
+
+TEST_CASE("ssh: a key the server does not know is refused with a hint") {
+  SshdFixture sshd;
+  auto o = options_for(sshd);
+  o.identity_file = sshd.dir() + "/host_key";  // a valid key, but not authorized
+  CHECK_THROWS_WITH(wb::make_ssh_executor(o), Catch::Contains("refused") && Catch::Contains("authorized_keys"));
+}
+
+TEST_CASE("ssh: SFTP upload, and ensure_binary uploads only when --version differs") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  const std::string local = sshd.dir() + "/tool";
+  const std::string remote = sshd.dir() + "/remote/bin/tool";
+  const auto write_tool = [&](const std::string& version) {
+    std::ofstream(local) << "#!/bin/sh\necho \"tool " << version << "\"\n";
+    std::filesystem::permissions(local, std::filesystem::perms(0755));
+  };
+  write_tool("1.0");
+  CHECK(wb::ensure_binary(*ex, local, remote));   // missing: uploaded
+  CHECK(ex->run({{remote, "--version"}, {}, {}, 10s}).out == "tool 1.0\n");
+  const auto mtime = std::filesystem::last_write_time(remote);
+  CHECK_FALSE(wb::ensure_binary(*ex, local, remote));  // same version: left alone
+  CHECK(std::filesystem::last_write_time(remote) == mtime);
+  write_tool("1.1");
+  CHECK(wb::ensure_binary(*ex, local, remote));   // differs: replaced
+  CHECK(ex->run({{remote, "--version"}, {}, {}, 10s}).out == "tool 1.1\n");
+  CHECK((std::filesystem::status(remote).permissions() & std::filesystem::perms::owner_exec) !=
+        std::filesystem::perms::none);
+
+  // A larger binary file arrives byte for byte.
+  std::string blob(1 << 20, '\0');
+  for (std::size_t i = 0; i < blob.size(); ++i) blob[i] = static_cast<char>((i * 7919) % 251);
+  std::ofstream(sshd.dir() + "/blob", std::ios::binary) << blob;
+  ex->upload(sshd.dir() + "/blob", sshd.dir() + "/remote/blob", 0640);
+  CHECK(slurp(sshd.dir() + "/remote/blob") == blob);
+  CHECK_THROWS_AS(ex->upload(sshd.dir() + "/missing", sshd.dir() + "/remote/x", 0644), wb::Error);
+  CHECK(ex->connections() == 1);
+}

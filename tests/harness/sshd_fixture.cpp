@@ -1,0 +1,209 @@
+#include "sshd_fixture.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "harness/local_executor.hpp"
+
+namespace wb::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// pid -> (parent pid, command name) for every process.
+std::map<pid_t, std::pair<pid_t, std::string>> process_table() {
+  std::map<pid_t, std::pair<pid_t, std::string>> table;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = slurp((entry.path() / "stat").string());
+    const auto open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    char state = 0;
+    long ppid = 0;
+    if (!(rest >> state >> ppid) || state == 'Z') continue;
+    table[static_cast<pid_t>(std::stol(name))] = {static_cast<pid_t>(ppid), stat.substr(open + 1, close - open - 1)};
+  }
+  return table;
+}
+
+std::vector<pid_t> descendants(pid_t root) {
+  const auto table = process_table();
+  std::vector<pid_t> found{root};
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    for (const auto& [pid, info] : table) {
+      if (info.first == found[i]) found.push_back(pid);
+    }
+  }
+  found.erase(found.begin());
+  return found;
+}
+
+int free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw_errno("socket", errno);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = -1;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  if (port < 0) throw Error("cannot find a free loopback port");
+  return port;
+}
+
+void run_checked(Executor& ex, const std::vector<std::string>& argv) {
+  const auto r = ex.run({argv, {}, {}, 30s});
+  if (!r.ok()) throw Error(fmt::format("{} failed (exit {}): {}", argv[0], r.exit_status, r.err));
+}
+
+// "ssh-ed25519 AAAA..." from a .pub file (without the comment).
+std::string public_key(const std::string& pub_file) {
+  std::istringstream in(slurp(pub_file));
+  std::string type, blob;
+  in >> type >> blob;
+  return type + " " + blob;
+}
+
+}  // namespace
+
+SshdFixture::SshdFixture() {
+  if (::geteuid() != 0) throw Error("SshdFixture needs root: sshd must switch to the login user");
+  const passwd* pw = ::getpwuid(::geteuid());
+  user_ = pw != nullptr ? pw->pw_name : "root";
+  std::string tmpl = (fs::temp_directory_path() / "wb-sshd-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) throw_errno("mkdtemp", errno);
+  dir_ = tmpl;
+  fs::create_directories(dir_ + "/home");  // empty HOME: no ~/.bashrc per command
+  ::mkdir("/run/sshd", 0755);               // sshd's privilege separation directory
+
+  auto local = make_local_executor();
+  run_checked(*local, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "wb-host", "-f", dir_ + "/host_key"});
+  run_checked(*local, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "wb-client", "-f", dir_ + "/client_key"});
+  client_key_ = dir_ + "/client_key";
+  write_file("authorized_keys", {slurp(client_key_ + ".pub")});
+  log_file_ = dir_ + "/sshd.log";
+
+  for (int attempt = 0; attempt < 3 && !sshd_; ++attempt) {
+    port_ = free_loopback_port();
+    const std::string config = write_file("sshd_config", {
+        fmt::format("Port {}", port_),
+        "ListenAddress 127.0.0.1",
+        "HostKey " + dir_ + "/host_key",
+        "PidFile " + dir_ + "/sshd.pid",
+        "AuthorizedKeysFile " + dir_ + "/authorized_keys",
+        "PasswordAuthentication no",
+        "KbdInteractiveAuthentication no",
+        "UsePAM no",
+        "PermitRootLogin prohibit-password",
+        "StrictModes no",
+        "MaxStartups 100",
+        "MaxSessions 100",
+        "LogLevel VERBOSE",
+        "SetEnv HOME=" + dir_ + "/home",
+        "Subsystem sftp /usr/lib/openssh/sftp-server",
+    });
+    run_checked(*local, {"/usr/sbin/sshd", "-t", "-f", config});
+    auto sshd = local->start({{"/usr/sbin/sshd", "-D", "-E", log_file_, "-f", config}, {}, {}, {}});
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    bool up = false;
+    while (!up && std::chrono::steady_clock::now() < until) {
+      if (sshd->wait(20ms)) break;  // exited: the port was taken after all, or a config problem
+      // sshd logs this once it listens; waiting for the log rather than probing the port
+      // keeps stray connections out of the log and the process table.
+      up = log().find("Server listening on") != std::string::npos;
+    }
+    if (up) sshd_ = std::move(sshd);
+  }
+  if (!sshd_) throw Error("sshd did not start; its log:\n" + log());
+  listener_pid_ = static_cast<pid_t>(std::atol(slurp(dir_ + "/sshd.pid").c_str()));
+  host_key_line_ = fmt::format("[{}]:{} {}", host_, port_, public_key(dir_ + "/host_key.pub"));
+  known_hosts_ = write_file("known_hosts", {host_key_line_});
+}
+
+SshdFixture::~SshdFixture() {
+  try {
+    // Find the tree first: once the listener is gone its children belong to init.
+    const auto children = listener_pid_ > 0 ? descendants(listener_pid_) : std::vector<pid_t>{};
+    if (sshd_) sshd_->stop(500ms);
+    for (pid_t pid : children) ::kill(pid, SIGKILL);
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  } catch (...) {
+    // Never throw from a destructor; the Process owner still kills the listener.
+  }
+}
+
+std::string SshdFixture::write_file(const std::string& name, const std::vector<std::string>& lines) const {
+  const std::string path = dir_ + "/" + name;
+  std::ofstream out(path, std::ios::trunc);
+  for (const auto& line : lines) {
+    out << line;
+    if (line.empty() || line.back() != '\n') out << '\n';
+  }
+  if (!out) throw Error("cannot write " + path);
+  return path;
+}
+
+std::string SshdFixture::foreign_host_key_line() const {
+  auto local = make_local_executor();
+  const std::string key = dir_ + "/foreign_key";
+  std::error_code ec;
+  fs::remove(key, ec);
+  fs::remove(key + ".pub", ec);
+  run_checked(*local, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key});
+  return fmt::format("[{}]:{} {}", host_, port_, public_key(key + ".pub"));
+}
+
+std::vector<pid_t> SshdFixture::connection_pids() const {
+  std::vector<pid_t> pids;
+  const auto table = process_table();
+  for (pid_t pid : descendants(listener_pid_)) {
+    const auto it = table.find(pid);
+    if (it != table.end() && it->second.second == "sshd") pids.push_back(pid);
+  }
+  return pids;
+}
+
+void SshdFixture::kill_connections() const {
+  for (pid_t pid : connection_pids()) ::kill(pid, SIGKILL);
+}
+
+std::string SshdFixture::log() const { return slurp(log_file_); }
+
+std::size_t SshdFixture::count_log(const std::string& needle) const {
+  std::istringstream in(log());
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
+}  // namespace wb::test
