@@ -91,10 +91,26 @@ std::vector<Pool> pools_of(const std::vector<Evaluated>& centers) {
   return pools;
 }
 
+// Squared coefficient of variation of the contention-free token holding time: the sum over inner
+// centers of N_k service times, N_k the number of visits. Visits with a fractional mean v are
+// taken as floor(v) plus one more with probability frac(v) (the least variable whole count, as the
+// simulated testbed draws them), independent across centers.
+double holding_scv(const std::vector<Evaluated>& centers, const Pool& p) {
+  double mean = 0, var = 0;
+  for (auto j : p.inner) {
+    const Evaluated& e = centers[j];
+    double v = e.spec->visits, s = e.per_visit_ms;
+    double f = v - std::floor(v);
+    mean += v * s;
+    var += v * e.scv * s * s + f * (1 - f) * s * s;
+  }
+  return mean > 0 ? var / (mean * mean) : 1;
+}
+
 PoolModel pool_model(const std::vector<Evaluated>& centers, const Pool& p) {
   std::vector<ClosedCenter> inner;
   for (auto j : p.inner) inner.push_back(as_closed(centers[j]));
-  return PoolModel(centers[p.index].servers, std::move(inner));
+  return PoolModel(centers[p.index].servers, std::move(inner), holding_scv(centers, p));
 }
 
 // A center outside any pool as an independent station fed at λ·visits (per ms).

@@ -10,11 +10,21 @@
 
 namespace wb {
 
-PoolModel::PoolModel(int tokens, std::vector<ClosedCenter> inner) : tokens_(tokens), inner_(std::move(inner)) {
+PoolModel::PoolModel(int tokens, std::vector<ClosedCenter> inner, double holding_scv)
+    : tokens_(tokens), inner_(std::move(inner)), holding_scv_(holding_scv) {
   if (tokens_ < 1) throw Error(fmt::format("pool model: {} tokens (need at least 1)", tokens_));
+  if (!(holding_scv_ >= 0) || !std::isfinite(holding_scv_)) {
+    throw Error(fmt::format("pool model: holding-time scv {} (need a finite value >= 0)", holding_scv_));
+  }
   if (inner_.empty()) throw Error("pool model: no center within the pool");
   curve_ = population_curve(inner_, tokens_);
   if (!(capacity() > 0)) throw Error("pool model: the centers within the pool have no demand");
+}
+
+double PoolModel::contention_free_share() const {
+  double holding = 0;
+  for (const auto& c : inner_) holding += c.demand;
+  return std::min(1.0, capacity() * holding / tokens_);
 }
 
 PoolModel::State PoolModel::at(double arrival_rate) const {
@@ -60,7 +70,9 @@ PoolModel::State PoolModel::at(double arrival_rate) const {
   }
   s.tokens_busy = static_cast<double>(busy / norm);
   // Little's law on the waiting line and on each inner center.
-  s.token_wait = static_cast<double>(tail_excess / norm) / lambda;
+  // The holding-time variability correction described in the header.
+  double variability = 1 + contention_free_share() * (holding_scv_ - 1) / 2;
+  s.token_wait = static_cast<double>(tail_excess / norm) / lambda * variability;
   for (std::size_t k = 0; k < inner_.size(); ++k) {
     s.queue[k] = static_cast<double>(q[k] / norm) * (arrival_rate / lambda);
     s.residence[k] = static_cast<double>(q[k] / norm) / lambda;

@@ -14,6 +14,15 @@
 // through open-network formulas for the inner queues: no fixed-point iteration is needed, inner
 // queues never exceed N_P, and the pool's capacity is X(N_P).
 //
+// Holding-time variability: the birth-death chain releases tokens like exponential servers. When
+// the tokens, not the inner centers, are what requests wait for, the pool behaves as an M/G/N_P
+// queue whose service is the contention-free holding time H0, and its wait scales with H0's
+// variability as in the Allen–Cunneen approximation, (1 + c²)/2. When an inner bottleneck paces the
+// releases, the birth-death chain is right as it is. This model interpolates between the two with
+// κ = X(N_P)·E[H0]/N_P, the share of the contention-free release rate the pool reaches with every
+// token out: the token wait is multiplied by 1 + κ·(c²_H0 − 1)/2. (A heuristic of this project: it
+// is Allen–Cunneen when κ = 1 and the plain flow-equivalent server when κ → 0.)
+//
 // Limits: exact when the pool holds a single (multi-server) station; otherwise an approximation,
 // because the inner state given n tokens out is not exactly the closed network's (arrivals and
 // departures reshape it) — under 0.1% off the exact Markov chain for a CPU and a disk inside
@@ -35,13 +44,17 @@ namespace wb {
 class PoolModel {
  public:
   // `inner`: the centers within the pool, each with its demand per request (visits × per-visit).
-  PoolModel(int tokens, std::vector<ClosedCenter> inner);
+  // `holding_scv`: squared coefficient of variation of the contention-free holding time H0 (the
+  // sum of the inner service times of one request); 1 leaves the flow-equivalent server as is.
+  PoolModel(int tokens, std::vector<ClosedCenter> inner, double holding_scv = 1);
 
   int tokens() const { return tokens_; }
   // X(N_P): the largest arrival rate the pool sustains, per ms.
   double capacity() const { return curve_.throughput.back(); }
   // X(n), n = 0..N_P, per ms.
   const std::vector<double>& throughput_curve() const { return curve_.throughput; }
+  // κ = X(N_P)·E[H0]/N_P in (0, 1]: 1 when the inner centers never make requests wait.
+  double contention_free_share() const;
 
   struct State {
     bool stable = false;
@@ -57,6 +70,7 @@ class PoolModel {
  private:
   int tokens_;
   std::vector<ClosedCenter> inner_;
+  double holding_scv_;
   PopulationCurve curve_;
 };
 
