@@ -193,6 +193,20 @@ std::vector<pid_t> SshdFixture::connection_pids() const {
   return pids;
 }
 
+std::size_t SshdFixture::open_sessions() const {
+  std::size_t n = 0;
+  const std::string prefix = "sshd: " + user_;
+  for (pid_t pid : connection_pids()) {
+    // "sshd: root" or "sshd: root@notty" once authenticated; "[priv]", "[net]" and "[preauth]"
+    // are the privilege-separation helpers of a connection.
+    const std::string title = slurp("/proc/" + std::to_string(pid) + "/cmdline");
+    const bool user_process = title.rfind(prefix, 0) == 0 &&
+        (title.size() == prefix.size() || title[prefix.size()] == '@' || title[prefix.size()] == '\0');
+    n += user_process && title.find('[') == std::string::npos;
+  }
+  return n;
+}
+
 void SshdFixture::kill_connections() const {
   for (pid_t pid : connection_pids()) ::kill(pid, SIGKILL);
 }

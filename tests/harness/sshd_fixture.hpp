@@ -48,6 +48,9 @@ class SshdFixture {
   pid_t listener_pid() const { return listener_pid_; }
   // The sshd processes serving connections (all sshd descendants of the listener).
   std::vector<pid_t> connection_pids() const;
+  // Connections that have authenticated and are open now (sshd's "sshd: USER" or "sshd: USER@notty"
+  // processes).
+  std::size_t open_sessions() const;
   // SIGKILLs every sshd process serving a connection; the listener keeps accepting new ones.
   // Commands those connections started are left running (as when a network drops).
   void kill_connections() const;
