@@ -132,7 +132,7 @@ TEST_CASE("exhaustive enumeration agrees with brute force over evaluate_design",
   CHECK(wb::count_subsets(3, 5) == 0);
 }
 
-TEST_CASE("a linear coding does not change which design is D-optimal; log coding does",
+TEST_CASE("a linear coding does not change which design is D-optimal, log coding does",
           "[rsm][design]") {
   const Eigen::MatrixXd raw = wb::full_factorial({{1, 2, 3, 4}, {1, 2, 4, 8, 16, 32, 64, 100}});
   const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"});
