@@ -158,9 +158,8 @@ class Worker::Impl {
     ++connecting_;
     c->sock.async_connect(ep_, [this, c](const boost::system::error_code& ec) {
       if (c->state == Conn::State::kClosed) return;
-      --connecting_;
       if (ec) {
-        close(c);
+        close(c);  // also leaves the connecting count
         // A refused connection fails the oldest waiting request, so a dead server produces
         // errors at the offered rate instead of a silent backlog.
         if (!pending_.empty()) {
@@ -174,6 +173,8 @@ class Worker::Impl {
       boost::system::error_code ignored;
       c->sock.set_option(tcp::no_delay(true), ignored);
       c->sock.non_blocking(true, ignored);
+      --connecting_;
+      c->state = Conn::State::kIdle;
       became_idle(c);
     });
   }
