@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace wb::sut {
@@ -29,32 +30,35 @@ RequestService::RequestService(const ServerOptions& options, std::uint64_t seed,
                                DiskPool& disks, StopFlag& stop)
     : options_(options), seed_(seed), stats_(stats), disks_(disks), stop_(stop) {}
 
-void RequestService::wait_out_stall() {
-  if (options_.stall_every_s <= 0) return;
-  const double elapsed = seconds(Clock::now() - start_);
-  const double k = std::floor(elapsed / options_.stall_every_s);
-  if (k < 1) return;
+Clock::time_point RequestService::after_stall(Clock::time_point v) const {
+  if (options_.stall_every_s <= 0) return v;
+  const double at = seconds(v - start_);
+  const double k = std::floor(at / options_.stall_every_s);
+  if (k < 1) return v;
   const double window_end = k * options_.stall_every_s + options_.stall_for_s;
-  if (elapsed < window_end) stop_.sleep_until(start_ + from_ms(window_end * 1e3));
+  return at < window_end ? start_ + from_ms(window_end * 1e3) : v;
 }
 
-void RequestService::spend_cpu(double ms) {
-  if (ms <= 0) return;
+Clock::time_point RequestService::spend_cpu(Clock::time_point v, double ms) {
+  if (ms <= 0) return v;
   if (options_.cpu_mode == CpuMode::kSleep) {
-    stop_.sleep_until(Clock::now() + from_ms(ms));
-    return;
+    const Clock::time_point end = v + from_ms(ms);
+    stop_.sleep_until(end);
+    return end;
   }
+  // Real CPU work cannot be done ahead of time: it starts now, whatever v says.
   const std::int64_t target = thread_cpu_ns() + static_cast<std::int64_t>(ms * 1e6);
   while (thread_cpu_ns() < target && !stop_.stopped()) {
   }
+  return std::max(v, Clock::now());
 }
 
-void RequestService::serve(Job& job) {
+Clock::time_point RequestService::serve(Job& job, Clock::time_point thread_free_at) {
   const rpc::Request& req = job.request;
-  wait_out_stall();
   RequestTimes t;
-  const Clock::time_point started = Clock::now();
-  t.s[kThreadQueue] = seconds(started - job.arrival);
+  const Clock::time_point v0 = after_stall(std::max(job.arrival, thread_free_at));
+  if (v0 > Clock::now() && !stop_.sleep_until(v0)) return Clock::now();
+  t.s[kThreadQueue] = seconds(v0 - job.arrival);
 
   const int busy = ++busy_;
   struct BusyGuard {
@@ -62,11 +66,11 @@ void RequestService::serve(Job& job) {
     ~BusyGuard() { --n; }
   } busy_guard{busy_};
   std::unique_lock big_lock(serialize_mu_, std::defer_lock);
-  Clock::time_point locked = started;
+  Clock::time_point v = v0;
   if (options_.serialize_above > 0 && busy > options_.serialize_above) {
     big_lock.lock();
-    locked = Clock::now();
-    t.s[kLock] = seconds(locked - started);
+    v = std::max(v, lock_free_at_);
+    t.s[kLock] = seconds(v - v0);
   }
 
   SplitMix64 rng(seed_, job.seq);
@@ -75,29 +79,35 @@ void RequestService::serve(Job& job) {
     const std::uint64_t before = files_++;
     cpu_ms += options_.create_cost_ms * static_cast<double>(before) / 1000.0;
   }
-  spend_cpu(cpu_ms);
-  Clock::time_point end = Clock::now();
-  t.s[kCpu] = seconds(end - locked);
+  const Clock::time_point cpu_start = v;
+  v = spend_cpu(v, cpu_ms);
+  t.s[kCpu] = seconds(v - cpu_start);
 
   if (touches_disk(req.op)) {
-    const std::optional<int> disk = disks_.acquire();
-    if (!disk) return;  // stopped
-    const Clock::time_point got = Clock::now();
-    t.s[kDiskQueue] = seconds(got - end);
+    const std::optional<DiskPool::Grant> disk = disks_.acquire();
+    if (!disk) return Clock::now();  // stopped
+    const Clock::time_point disk_start = std::max(v, disk->free_at);
+    t.s[kDiskQueue] = seconds(disk_start - v);
     ServiceTime st = options_.disk;
     if (req.flags & rpc::kFlagSequential) st.mean_ms *= options_.seq_factor;
-    const double disk_ms = draw_ms(st, rng) * options_.disk_factor(*disk);
-    stop_.sleep_until(got + from_ms(disk_ms));
-    end = Clock::now();
-    t.s[kDisk] = seconds(end - got);
-    disks_.release(*disk);
-    stats_.record_disk(*disk, t.s[kDisk]);
+    const double disk_ms = draw_ms(st, rng) * options_.disk_factor(disk->index);
+    v = disk_start + from_ms(disk_ms);
+    stop_.sleep_until(v);
+    t.s[kDisk] = seconds(v - disk_start);
+    disks_.release(disk->index, v);
+    stats_.record_disk(disk->index, t.s[kDisk]);
   }
-  if (big_lock.owns_lock()) big_lock.unlock();
-  if (stop_.stopped()) return;
-  t.s[kResidence] = seconds(end - job.arrival);
+  if (big_lock.owns_lock()) {
+    lock_free_at_ = v;
+    big_lock.unlock();
+  }
+  if (stop_.stopped()) return Clock::now();
+  const Clock::time_point now = Clock::now();
+  t.s[kLag] = seconds(std::max(Clock::duration::zero(), now - v));
+  t.s[kResidence] = seconds(now - job.arrival);
   stats_.record(req.op, t);
   job.done(req, rpc::Status::kOk);
+  return v;
 }
 
 }  // namespace wb::sut

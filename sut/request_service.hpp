@@ -4,21 +4,33 @@
 // thread through CPU and disk, including the disk queue) and by disks (D FCFS servers), so adding
 // disks helps only when there are enough threads to keep them busy.
 //
-// serve(job), on a worker thread, in this order:
-//  1. stall: with --stall-every E --stall-for F, no worker starts a request during the windows
-//     [k*E, k*E + F) seconds after start (k = 1, 2, ...); a worker that takes a request in a
-//     window waits for its end. Requests in service finish; queued ones wait (thread_queue time).
+// Emulated time. Every stage boundary is a point on the emulated resources' own timeline, and the
+// worker sleeps until it (absolute deadlines), instead of chaining "now + service" after each
+// wake-up. A worker that wakes late because the host is busy therefore does not push back the
+// next stage: its thread is free at the emulated end of its last request, a disk is free at the
+// emulated end of its last operation (DiskPool::Grant::free_at), the --serialize-above lock at
+// the emulated end of its holder's work. So the server's capacity is that of the emulated
+// resources (sut/capacity.hpp), not of the host's scheduler, as long as the host keeps up on
+// average; the lateness only delays responses and is reported as the "lag" stage.
+//
+// serve(job, thread_free_at), on a worker thread, in this order (v = emulated time):
+//  1. start: v0 = max(job.arrival, thread_free_at) — the thread queue wait is v0 - arrival.
+//     stall: with --stall-every E --stall-for F, no request starts in the windows
+//     [k*E, k*E + F) seconds after start (k = 1, 2, ...); one that would is moved to the window's
+//     end. Requests in service finish; queued ones wait (counted as thread_queue time).
 //  2. lock: with --serialize-above M, a request that starts while more than M workers are busy
 //     (itself included) holds one global mutex for its whole service (CPU and disk), so work
 //     above M threads is serialized. Time waiting for it is the "lock" stage.
 //  3. cpu: draw a CPU time from --cpu-ms/--cpu-dist; a write additionally pays
 //     --create-cost-ms * (files created before it) / 1000 ms, because every write creates a file.
-//     spin mode burns that much of this thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so with more
-//     busy threads than cores the wall time grows; sleep mode sleeps it (no core needed).
-//  4. read/write only: wait FIFO for a disk (DiskPool), then sleep the disk service time: drawn
-//     from --disk-ms/--disk-dist, times --seq-factor if the request has kFlagSequential, times
-//     the disk's --slow-disk factor. metadata does no disk stage.
-//  5. record the stage times (StageStats) and call job.done(kOk) on this worker thread.
+//     sleep mode sleeps until v + that time (no core needed). spin mode burns that much of this
+//     thread's CPU time (CLOCK_THREAD_CPUTIME_ID) starting now, so with more busy threads than
+//     cores the stage's wall time grows; its emulated end is the real end.
+//  4. read/write only: wait FIFO for a disk (DiskPool); the disk starts at max(v, disk free_at)
+//     and serves for a time drawn from --disk-ms/--disk-dist, times --seq-factor if the request
+//     has kFlagSequential, times the disk's --slow-disk factor. metadata has no disk stage.
+//  5. record the stage times (StageStats; "residence" and "lag" are real times) and call
+//     job.done(kOk) on this worker thread.
 // Service times come from a SplitMix64 stream seeded by (seed, job.seq): CPU first, then disk.
 //
 // Threads: serve() runs concurrently on many workers; other members are thread-safe. After the
@@ -52,14 +64,16 @@ class RequestService {
   RequestService(const ServerOptions& options, std::uint64_t seed, StageStats& stats, DiskPool& disks,
                  StopFlag& stop);
 
-  void serve(Job& job);
+  // Serves `job` on a thread that became free at `thread_free_at` (emulated time); returns when
+  // the thread is free again (emulated time), to be passed with its next job.
+  Clock::time_point serve(Job& job, Clock::time_point thread_free_at);
 
   int busy_threads() const noexcept { return busy_.load(); }
   std::uint64_t files_created() const noexcept { return files_.load(); }
 
  private:
-  void wait_out_stall();
-  void spend_cpu(double ms);
+  Clock::time_point after_stall(Clock::time_point v) const;
+  Clock::time_point spend_cpu(Clock::time_point v, double ms);
 
   const ServerOptions& options_;
   const std::uint64_t seed_;
@@ -67,7 +81,8 @@ class RequestService {
   DiskPool& disks_;
   StopFlag& stop_;
   const Clock::time_point start_ = Clock::now();
-  std::mutex serialize_mu_;  // the --serialize-above global lock
+  std::mutex serialize_mu_;            // the --serialize-above global lock
+  Clock::time_point lock_free_at_{};   // guarded by serialize_mu_: emulated end of the last holder
   std::atomic<int> busy_{0};
   std::atomic<std::uint64_t> files_{0};
 };

@@ -9,8 +9,8 @@
 namespace wb::sut {
 
 const char* stage_name(int stage) noexcept {
-  static constexpr const char* kNames[kStageCount] = {"thread_queue", "lock",  "cpu",
-                                                      "disk_queue",   "disk",  "residence"};
+  static constexpr const char* kNames[kStageCount] = {"thread_queue", "lock", "cpu",      "disk_queue",
+                                                      "disk",         "lag",  "residence"};
   return stage >= 0 && stage < kStageCount ? kNames[stage] : "?";
 }
 

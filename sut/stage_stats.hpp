@@ -1,13 +1,17 @@
 #pragma once
 // Per-stage timing of refserver: what the stats request (rpc::Op::kStats) returns.
 //
-// Every served request passes through these stages, each timed with the steady clock:
+// Every served request passes through these stages. The first five are emulated-resource time
+// (see sut/request_service.hpp: stage boundaries are deadlines the worker sleeps until, so they
+// do not include the host's scheduling delays); "lag" and "residence" are real time:
 //   thread_queue  arrival (whole frame read) -> a worker starts serving it; includes --stall time
 //   lock          waiting for the --serialize-above global lock (0 when the fault is off)
-//   cpu           the CPU service (wall time; in spin mode also time spent waiting for a core)
+//   cpu           the CPU service (spin mode: real wall time, including waits for a core)
 //   disk_queue    waiting FIFO for a free disk (read/write only)
 //   disk          the disk's service (read/write only)
-//   residence     arrival -> response handed to the connection (sum of the above plus hand-offs)
+//   lag           how late the worker woke after the emulated end of its work (host load)
+//   residence     arrival -> response handed to the connection, real time
+//                 (= the five emulated stages + lag, up to clock-read skew)
 // noop and stats requests are answered on the io thread without any stage; they are counted only.
 //
 // Stats JSON (one object; times in ms; "mean_ms" is total_ms / count of that op kind):
@@ -20,7 +24,7 @@
 //              "stall_every_s", "stall_for_s"},
 //   "ops": {"noop"|"read"|"write"|"metadata": {"count": n,
 //            "stages": {"thread_queue"|"lock"|"cpu"|"disk_queue"|"disk"|"residence":
-//                       {"total_ms", "mean_ms", "max_ms"}}}},
+//                       {"total_ms", "mean_ms", "max_ms"}}}},   // also "lag"
 //   "disks": [{"index": 0, "ops": n, "busy_ms": x, "mean_service_ms": x, "utilization": u}],
 //   "bad_requests": n, "stats_requests": n, "files_created": n,   // files_created is never reset
 //   "now": {"thread_queue_length": n, "busy_threads": n, "disk_queue_length": n}
@@ -45,7 +49,7 @@ namespace wb::sut {
 // Stats request flag: reset after answering. Bit 0 stays "sequential" for data ops.
 constexpr std::uint8_t kFlagStatsReset = 2;
 
-enum Stage : int { kThreadQueue = 0, kLock, kCpu, kDiskQueue, kDisk, kResidence, kStageCount };
+enum Stage : int { kThreadQueue = 0, kLock, kCpu, kDiskQueue, kDisk, kLag, kResidence, kStageCount };
 const char* stage_name(int stage) noexcept;
 
 // Stage durations of one request, seconds.

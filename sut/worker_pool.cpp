@@ -47,6 +47,8 @@ int WorkerPool::queue_length() const {
 }
 
 void WorkerPool::work() {
+  // When this thread finished its last request on the emulated timeline (request_service.hpp).
+  RequestService::Clock::time_point free_at{};
   for (;;) {
     Job job;
     {
@@ -57,7 +59,7 @@ void WorkerPool::work() {
       queue_.pop_front();
     }
     try {
-      service_.serve(job);
+      free_at = service_.serve(job, free_at);
     } catch (const std::exception& e) {
       // Only allocation failures can get here; losing one reply beats losing the server.
       std::fprintf(stderr, "refserver: request %llu failed: %s\n",

@@ -9,36 +9,52 @@
 
 using wb::sut::DiskPool;
 
+namespace {
+using Clock = DiskPool::Clock;
+int index_of(const std::optional<DiskPool::Grant>& g) { return g ? g->index : -1; }
+}  // namespace
+
 TEST_CASE("DiskPool hands out each disk once and the longest idle first", "[sut][unit]") {
   DiskPool pool(3);
-  CHECK(pool.acquire() == 0);
-  CHECK(pool.acquire() == 1);
-  pool.release(0);
-  CHECK(pool.acquire() == 2);
-  CHECK(pool.acquire() == 0);
+  CHECK(index_of(pool.acquire()) == 0);
+  CHECK(index_of(pool.acquire()) == 1);
+  pool.release(0, Clock::now());
+  CHECK(index_of(pool.acquire()) == 2);
+  CHECK(index_of(pool.acquire()) == 0);
   CHECK(pool.queue_length() == 0);
+}
+
+TEST_CASE("DiskPool grants a disk with the device time its last operation ended", "[sut][unit]") {
+  DiskPool pool(1);
+  const auto end = Clock::now() + std::chrono::seconds(3);
+  auto g = pool.acquire();
+  REQUIRE(g.has_value());
+  CHECK(g->free_at <= Clock::now());
+  pool.release(g->index, end);
+  g = pool.acquire();
+  REQUIRE(g.has_value());
+  CHECK(g->free_at == end);
 }
 
 TEST_CASE("DiskPool serves waiters in arrival order", "[sut][unit]") {
   DiskPool pool(1);
-  REQUIRE(pool.acquire() == 0);
+  REQUIRE(index_of(pool.acquire()) == 0);
   std::mutex mu;
   std::vector<int> order;
   std::vector<std::thread> waiters;
   for (int i = 0; i < 4; ++i) {
     waiters.emplace_back([&, i] {
       const auto d = pool.acquire();
-      REQUIRE(d == 0);
       {
         std::lock_guard lock(mu);
-        order.push_back(i);
+        order.push_back(d ? i : -1);
       }
-      pool.release(*d);
+      if (d) pool.release(d->index, Clock::now());
     });
     // Let waiter i enqueue before waiter i+1 starts.
     while (pool.queue_length() != i + 1) std::this_thread::yield();
   }
-  pool.release(0);
+  pool.release(0, Clock::now());
   for (auto& t : waiters) t.join();
   CHECK(order == std::vector<int>{0, 1, 2, 3});
 }
