@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# wbload benchmarks (issue 3). Prints three tables, each next to its peer or limit:
+#   1. Peak against nginx (1 worker, loopback): the highest rate λ wbload sustains open-loop on one
+#      thread with achieved >= 99% of offered, vs the throughput `wrk -t1` reaches with the same
+#      connection count. Goal: ratio >= 1.0.
+#   2. Rate accuracy: achieved/offered at 10%, 50%, 90% of wbload's sustained max (c = 32).
+#   3. Coordinated omission: a server that stalls 1 s every 10 s, offered 50% of its capacity for
+#      30 s. wbload's p99 (rpc against refserver, and http against stall_http_server) vs wrk's p99
+#      (http against stall_http_server, closed loop with 2 connections = 50% load) vs the
+#      expected p99 derived below.
+#
+# Usage: wbload_bench.sh BUILD_DIR   (run by `ninja bench_wbload`; needs nginx, wrk, jq)
+# Bounded: about 3-4 minutes in all. Every server it starts is killed on exit.
+set -euo pipefail
+
+BUILD=${1:?usage: wbload_bench.sh BUILD_DIR}
+WBLOAD=$BUILD/workloads/wbload
+REFSERVER=$BUILD/sut/refserver
+STALLER=$BUILD/bench/wbload/stall_http_server
+WORK=$(mktemp -d /tmp/wbload-bench-XXXXXX)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+              echo $((20000 + RANDOM % 20000)); }
+wait_ready() { # FILE -> port from "ready <port>"
+  for _ in $(seq 100); do
+    if grep -q '^ready ' "$1" 2>/dev/null; then awk '/^ready /{print $2; exit}' "$1"; return; fi
+    sleep 0.1
+  done
+  echo "server did not start: $(cat "$1")" >&2; exit 1
+}
+# wbload ARGS... -> JSON on stdout
+wbload_json() { "$WBLOAD" --json "$@"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+
+# ---------------------------------------------------------------------------------------------
+# nginx, 1 worker, static 612-byte-like page, keep-alive unlimited
+NGX=$WORK/nginx
+mkdir -p "$NGX/html"
+head -c 612 /dev/zero | tr '\0' 'a' > "$NGX/html/index.html"
+NPORT=$(free_port)
+cat > "$NGX/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+master_process off;
+pid $NGX/nginx.pid;
+error_log $NGX/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 10000000;
+  client_body_temp_path $NGX/body;
+  server { listen 127.0.0.1:$NPORT; root $NGX/html; }
+}
+EOF
+/usr/sbin/nginx -p "$NGX" -c "$NGX/nginx.conf" &
+PIDS+=($!)
+sleep 0.5
+URL=http://127.0.0.1:$NPORT/index.html
+
+# sustains RATE C -> prints achieved rate if achieved >= 99% offered with no errors/timeouts
+probe() {
+  local rate=$1 c=$2 j
+  j=$(wbload_json --protocol http --target "$URL" --rate "$rate" --duration 3 --warmup 0.5 \
+        --connections "$c" --max-connections "$c" --threads 1 --timeout 2)
+  echo "$j" > "$WORK/last.json"
+  jq -r --argjson r "$rate" 'if (.achieved_rate >= 0.99 * $r and .errors.total == 0 and .timeouts == 0)
+                              then "ok \(.achieved_rate) \(.late_sends) \(.sent)" else "fail \(.achieved_rate)" end' <<< "$j"
+}
+
+echo "== 1. peak against nginx (1 worker, loopback), one client thread =="
+printf "%6s %14s %18s %14s %8s %s\n" conns "wrk_req/s" "wbload_max_λ" "achieved" ratio "late_sends"
+declare -A WB_MAX
+for C in 16 32 64; do
+  WRK=$(wrk -t1 -c"$C" -d5s "$URL" | awk '/^Requests\/sec/{print $2}')
+  # search: start at wrk's figure, go up 8% per pass while sustained, then bisect down to 2%
+  lo=0; hi=0; rate=$(printf "%.0f" "$WRK"); best_ach=0; best_late=0; best_sent=1
+  for _ in 1 2 3 4; do
+    read -r verdict ach late sent <<< "$(probe "$rate" "$C")"
+    if [[ $verdict == ok ]]; then lo=$rate; best_ach=$ach; best_late=$late; best_sent=$sent; rate=$(( rate * 108 / 100 ));
+    else hi=$rate; break; fi
+  done
+  [[ $hi == 0 ]] && hi=$rate
+  [[ $lo == 0 ]] && lo=$(( hi / 2 ))
+  while (( hi - lo > hi / 50 )); do
+    mid=$(( (lo + hi) / 2 ))
+    read -r verdict ach late sent <<< "$(probe "$mid" "$C")"
+    if [[ $verdict == ok ]]; then lo=$mid; best_ach=$ach; best_late=$late; best_sent=$sent; else hi=$mid; fi
+  done
+  WB_MAX[$C]=$lo
+  printf "%6d %14.0f %18d %14.0f %8s %s\n" "$C" "$WRK" "$lo" "$best_ach" "$(ratio "$lo" "$WRK")" \
+    "$(awk -v l="$best_late" -v s="$best_sent" 'BEGIN { printf "%.1f%%", 100 * l / s }')"
+done
+
+echo
+echo "== 2. rate accuracy against nginx (c = 32, one thread), fractions of wbload's max ${WB_MAX[32]}/s =="
+printf "%8s %12s %12s %16s %12s %10s\n" fraction offered achieved achieved/offered late_sends p99_ms
+for F in 0.10 0.50 0.90; do
+  R=$(awk -v m="${WB_MAX[32]}" -v f="$F" 'BEGIN { printf "%.0f", m * f }')
+  J=$(wbload_json --protocol http --target "$URL" --rate "$R" --duration 5 --warmup 0.5 --connections 32 \
+        --max-connections 32 --timeout 2)
+  jq -r --arg f "$F" '[$f, .offered_rate, .achieved_rate, (.achieved_rate / .offered_rate),
+                       (100 * .late_sends / .sent), .latency_ms.p99] |
+                      "\(.[0])  \(.[1] | floor)  \(.[2] | floor)  \(.[3] * 10000 | round / 10000)  \(.[4] * 10 | round / 10)%  \(.[5])"' <<< "$J" |
+    awk '{ printf "%8s %12s %12s %16s %12s %10.3f\n", $1, $2, $3, $4, $5, $6 }'
+done
+
+# ---------------------------------------------------------------------------------------------
+# 3. Coordinated omission. Server: 4 workers, 5 ms mean service (refserver: 1 ms CPU + 4 ms disk,
+# 4 disks, sleep mode; stall_http_server: 4 slots x 5 ms fixed), capacity μ = 800/s; stall S = 1 s
+# every P = 10 s; offered λ = 400/s (ρ = 0.5).
+# Expected p99 (fluid approximation, FIFO): during a stall the requests pile up (λS = 400); after
+# it the queue drains at μ - λ = 400/s, empty S·ρ/(1-ρ) = 1 s after the stall ends. A request that
+# arrives t seconds after the stall began leaves at S + λt/μ, so its latency is S - (1-ρ)t: linear
+# from S down to 0 over the S/(1-ρ) = 2 s of arrivals from the stall's start. Those are
+# S/((1-ρ)P) = 20% of all requests, with latency uniform on (0, S]. The top 1% of all requests is
+# the top 5% of them: p99 ≈ S·(1 - 0.01·(1-ρ)P/S) = 0.95 s, plus ~5 ms of service time.
+# A closed-loop generator with 2 connections (wrk -c2: 2 of 4 workers busy = 50% load) sends
+# nothing while its 2 requests are stuck, so each stall adds only 2 slow samples to ~10,000 fast
+# ones and its p99 stays near the 5 ms service time — that gap is coordinated omission.
+echo
+echo "== 3. coordinated omission: 1 s stall every 10 s, 50% load (λ = 400/s, μ = 800/s), 30 s =="
+EXPECTED=955
+"$REFSERVER" --port 0 --bind 127.0.0.1 --threads 4 --disks 4 --cpu-ms 1 --disk-ms 4 --cpu-mode sleep --seed 1 \
+    --stall-every 10 --stall-for 1 > "$WORK/ref.out" &
+PIDS+=($!)
+RPORT=$(wait_ready "$WORK/ref.out")
+"$STALLER" --port 0 --slots 4 --service-ms 5 --stall-every 10 --stall-for 1 > "$WORK/stall.out" &
+PIDS+=($!)
+SPORT=$(wait_ready "$WORK/stall.out")
+
+J1=$(wbload_json --protocol rpc --target "127.0.0.1:$RPORT" --rate 400 --duration 30 --warmup 1 \
+       --connections 16 --max-connections 1000 --arrivals poisson --timeout 5)
+J2=$(wbload_json --protocol http --target "http://127.0.0.1:$SPORT/" --rate 400 --duration 30 --warmup 1 \
+       --connections 16 --max-connections 1000 --arrivals poisson --timeout 5)
+WRKOUT=$(wrk -t1 -c2 -d31s --latency "http://127.0.0.1:$SPORT/")
+WRK_P99=$(awk '$1 == "99%" { v = $2; if (v ~ /ms$/) { sub(/ms$/, "", v); print v } else if (v ~ /us$/) { sub(/us$/, "", v); print v / 1000 } else if (v ~ /s$/) { sub(/s$/, "", v); print v * 1000 } }' <<< "$WRKOUT")
+WRK_RPS=$(awk '/^Requests\/sec/{print $2}' <<< "$WRKOUT")
+
+printf "%-44s %10s %10s %12s %14s\n" generator p50_ms p99_ms req/s "p99/expected"
+for pair in "wbload rpc -> refserver (open loop)|$J1" "wbload http -> stall_http_server (open loop)|$J2"; do
+  name=${pair%%|*}; j=${pair#*|}
+  p50=$(jq .latency_ms.p50 <<< "$j"); p99=$(jq .latency_ms.p99 <<< "$j"); rps=$(jq .achieved_rate <<< "$j")
+  printf "%-44s %10.3f %10.3f %12.1f %14s\n" "$name" "$p50" "$p99" "$rps" "$(ratio "$p99" "$EXPECTED")"
+done
+WRK_P50=$(awk '$1 == "50%" { v = $2; if (v ~ /ms$/) { sub(/ms$/, "", v); print v } else if (v ~ /us$/) { sub(/us$/, "", v); print v / 1000 } else if (v ~ /s$/) { sub(/s$/, "", v); print v * 1000 } }' <<< "$WRKOUT")
+printf "%-44s %10.3f %10.3f %12.1f %14s\n" "wrk -t1 -c2 -> stall_http_server (closed)" "$WRK_P50" "$WRK_P99" "$WRK_RPS" "$(ratio "$WRK_P99" "$EXPECTED")"
+printf "%-44s %10s %10.3f\n" "expected (fluid model, see comment)" "" "$EXPECTED"
