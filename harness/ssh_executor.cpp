@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/child_process.hpp"
+#include "harness/remote_command.hpp"
 #include "harness/shell_quote.hpp"
 #include "harness/ssh_connection.hpp"
 
@@ -36,21 +36,6 @@ int ms_until(Clock::time_point t, int cap_ms) {
 
 std::string tail(const std::string& s, std::size_t n = 2000) {
   return s.size() <= n ? s : s.substr(s.size() - n);
-}
-
-// The remote command line: the user's argv as quoted words inside a wrapper that starts a new
-// session (so a process group we can kill) and reports its id first. See the header.
-std::string remote_command_line(const CommandSpec& spec) {
-  std::string inner = "echo $$; ";
-  if (spec.cwd) inner += "cd " + shell_quote(*spec.cwd) + " && ";
-  inner += "exec ";
-  if (!spec.env.empty()) {
-    inner += "env --";
-    for (const auto& [k, v] : spec.env) inner += " " + shell_quote(k + "=" + v);
-    inner += " ";
-  }
-  inner += shell_join(spec.argv);
-  return "exec setsid -w sh -c " + shell_quote(inner);
 }
 
 // One command on one channel: its output so far and the process group id it reported.
@@ -386,17 +371,6 @@ CommandResult SshExecutorImpl::result_of(RemoteCommand& cmd, bool timed_out) con
   r.exit_signal = cmd.channel->exit_signal;
   r.exit_status = r.exit_signal ? -1 : cmd.channel->exit_status.value_or(-1);
   r.timed_out = timed_out;
-  // `setsid -w` (util-linux) reports a child killed by signal N by exiting with the raw wait
-  // status (N, | 0x80 with a core dump) after printing "setsid: child PGID did not exit
-  // normally: ..." on stderr. Turn that back into the signal and drop setsid's line.
-  const std::string marker = fmt::format("setsid: child {} did not exit normally", cmd.pgid);
-  const auto at = r.err.rfind(marker);
-  if (!r.exit_signal && r.exit_status > 0 && at != std::string::npos && (at == 0 || r.err[at - 1] == '\n')) {
-    const auto end = r.err.find('\n', at);
-    r.err.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
-    r.exit_signal = signal_name(r.exit_status & 0x7f);
-    r.exit_status = -1;
-  }
   return r;
 }
 

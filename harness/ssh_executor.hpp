@@ -9,12 +9,11 @@
 // ~/.ssh/config is not read: what connects is exactly what the options say.
 //
 // Commands: argv is quoted word by word (shell_quote.hpp) into the remote login shell, which
-// must be POSIX-like. Each command is started as
-//     exec setsid -w sh -c 'echo $$; cd DIR && exec env -- K=V ... ARGV'
-// so it runs as its own process group whose id comes back as the first line; at a deadline, or
-// on Process::stop, a second channel runs `kill -TERM -PGID`, then `kill -KILL -PGID` after
-// the grace period. (sshd ignores SSH "signal" requests from root sessions, and closing a
-// channel without a pty leaves the remote process running, so neither is used.)
+// must be POSIX-like, as the command line of remote_command.hpp: the command runs as its own
+// process group (its own session) and reports the group id as its first line of output. At a
+// deadline, or on Process::stop, a second channel runs `kill -TERM -PGID`, then `kill -KILL
+// -PGID` after the grace period. (sshd ignores SSH "signal" requests from root sessions, and
+// closing a channel without a pty leaves the remote process running, so neither is used.)
 //
 // Failure: connection loss during a command throws Error naming the host and the command. The
 // next call reconnects (with exponential backoff, `reconnect_attempts` tries) and first kills

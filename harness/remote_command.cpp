@@ -1,0 +1,24 @@
+#include "harness/remote_command.hpp"
+
+#include <fmt/format.h>
+
+#include "harness/shell_quote.hpp"
+
+namespace wb {
+
+std::string remote_command_line(const CommandSpec& spec) {
+  std::string run;
+  if (spec.cwd) run += "cd " + shell_quote(*spec.cwd) + " && ";
+  run += "exec ";
+  if (!spec.env.empty()) {
+    run += "env --";
+    for (const auto& [k, v] : spec.env) run += " " + shell_quote(k + "=" + v);
+    run += " ";
+  }
+  run += shell_join(spec.argv);
+  // Field 5 of /proc/PID/stat is the process group ("PID (comm) STATE PPID PGRP ...").
+  return "if read -r _ _ _ _ g _ </proc/$$/stat 2>/dev/null && [ \"$g\" = \"$$\" ]; then echo $$; " + run +
+         "; else exec setsid -w sh -c " + shell_quote("echo $$; " + run) + "; fi";
+}
+
+}  // namespace wb

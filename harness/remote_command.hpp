@@ -1,0 +1,26 @@
+#pragma once
+// The command line SshExecutor sends to the remote login shell for a CommandSpec. Pure and
+// thread-safe; separate from ssh_executor.cpp so both of its paths can be tested on any shell.
+//
+// Contract of the line it returns (for a POSIX login shell on Linux):
+//  - the first line the command writes to stdout is the id of a process group that holds the
+//    command and nothing else of the host (the command's own session);
+//  - then argv runs with exec (so its exit status or signal is the shell's), with spec.env
+//    added (`env --`) and in spec.cwd (`cd DIR &&`), every word quoted with shell_quote.
+//
+// OpenSSH already starts every session's shell with setsid(), so the shell is a session and
+// group leader: then it just prints $$ and execs the command (no extra processes: this keeps a
+// command at ~1 round trip). If it is not a leader (another SSH server, a wrapper), it falls
+// back to `exec setsid -w sh -c 'echo $$; exec CMD'`, which starts a new session for CMD: as the
+// shell is no group leader there, setsid calls setsid() itself without forking, so CMD keeps
+// the shell's pid and its exit status or signal still reaches sshd unchanged.
+// Leadership is read from /proc/$$/stat with the shell's builtin read (no fork).
+#include <string>
+
+#include "harness/executor.hpp"
+
+namespace wb {
+
+std::string remote_command_line(const CommandSpec& spec);
+
+}  // namespace wb
