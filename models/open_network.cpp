@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "models/erlang.hpp"
 #include "models/pool_model.hpp"
+#include "models/pool_qbd.hpp"
 
 namespace wb {
 
@@ -113,6 +114,27 @@ PoolModel pool_model(const std::vector<Evaluated>& centers, const Pool& p) {
   return PoolModel(centers[p.index].servers, std::move(inner), holding_scv(centers, p));
 }
 
+// The pool's steady state: the exact QBD solution where its phase space is small enough, else the
+// flow-equivalent server with its variability correction (see models/pool_model.hpp). The QBD
+// takes service times as exponential; other distributions scale its token wait by the same
+// Allen–Cunneen-style term as the FES, on the difference they make to the holding time's variance.
+PoolModel::State pool_state(const std::vector<Evaluated>& centers, const Pool& p, const PoolModel& model, double per_ms) {
+  if (per_ms <= 0 || per_ms >= model.capacity()) return model.at(per_ms);
+  std::vector<PoolStation> stations;
+  double mean = 0, extra_var = 0;
+  for (auto j : p.inner) {
+    const Evaluated& e = centers[j];
+    int servers = e.spec->discipline == Discipline::kDelay ? 0 : e.servers;
+    stations.push_back({e.per_visit_ms, servers, e.spec->visits});
+    mean += e.demand_ms;
+    extra_var += e.spec->visits * (e.scv - 1) * e.per_visit_ms * e.per_visit_ms;
+  }
+  auto exact = solve_pool_qbd(model.tokens(), stations, per_ms);
+  if (!exact) return model.at(per_ms);
+  exact->token_wait *= std::max(0.0, 1 + model.contention_free_share() * extra_var / (mean * mean) / 2);
+  return *exact;
+}
+
 // A center outside any pool as an independent station fed at λ·visits (per ms).
 void solve_station(const Evaluated& e, double lambda_per_ms, CenterResult* out) {
   const ServiceCenter& c = *e.spec;
@@ -152,7 +174,7 @@ OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lamb
   }
   for (const auto& p : pools_of(centers)) {
     PoolModel model = pool_model(centers, p);
-    PoolModel::State s = model.at(per_ms);
+    PoolModel::State s = pool_state(centers, p, model, per_ms);
     auto& out = r.centers[p.index];
     out.utilization = s.tokens_busy / model.tokens();
     out.response_ms = s.token_wait;

@@ -6,7 +6,10 @@
 // (Jackson's decomposition): FCFS by M/M/c with the Allen–Cunneen correction for the service
 // distribution's variability (exact for exponential service and for one server), PS by M/M/c
 // (its means hold for any service distribution), delay centers by their demand. A pool and the
-// centers within it are solved together as a flow-equivalent server (models/pool_model.hpp).
+// centers within it are solved together: exactly as a quasi-birth-death process where its phase
+// space is small (models/pool_qbd.hpp: up to 160 placements of N_P requests on the inner
+// stations, e.g. 2 inner stations and up to 159 threads), else as a flow-equivalent server
+// (models/pool_model.hpp).
 //
 // Units: rates in requests/s, times in ms, as in configs. Pure functions of (network, sample).
 // Failure: wb::InputError if, for this sample, a server count is not a whole number >= 1 or a

@@ -32,6 +32,9 @@
 // network is treated as exponential, which underestimates queueing when c_s > 1 and overestimates
 // it when c_s < 1, most at high utilization.
 //
+// Role: models/open_network uses the exact QBD of models/pool_qbd.hpp where its phase space is
+// small and this model otherwise; the pool's capacity X(N_P) always comes from here.
+//
 // Units: demands and times in ms, rates per ms. Immutable after construction; safe to share
 // between threads. Construction throws wb::Error for an invalid inner model or tokens < 1.
 #include <vector>
