@@ -86,6 +86,13 @@ PeakConfig parse_peak(ConfigSection& p) {
   if (c.max_loads < 1) p.fail("max_loads", "must be at least 1");
   c.budget_s = p.number_or("budget_s", c.budget_s);
   if (c.budget_s < 0) p.fail("budget_s", "must be 0 (no cap) or positive");
+  c.sequential = p.string_or("sequential", c.sequential);
+  if (c.sequential != "bonferroni" && c.sequential != "none") p.fail("sequential", "must be \"bonferroni\" or \"none\"");
+  c.peak_min_trials = static_cast<int>(p.integer_or("peak_min_trials", c.peak_min_trials));
+  if (c.peak_min_trials < c.min_trials) p.fail("peak_min_trials", "must be at least min_trials");
+  if (c.peak_min_trials > c.max_trials) p.fail("peak_min_trials", "must not exceed max_trials");
+  c.look_growth = p.number_or("look_growth", c.look_growth);
+  if (!(c.look_growth > 1)) p.fail("look_growth", "must be greater than 1");
   c.min_throughput_ratio = p.number_or("min_throughput_ratio", c.min_throughput_ratio);
   if (!(c.min_throughput_ratio > 0 && c.min_throughput_ratio <= 1)) p.fail("min_throughput_ratio", "must be in (0, 1]");
   c.max_error_ratio = p.number_or("max_error_ratio", c.max_error_ratio);

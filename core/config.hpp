@@ -29,6 +29,13 @@ struct PeakConfig {
   int max_trials = 30;               // per load, then the load is given up as "budget"
   int max_loads = 40;                // test loads per search
   double budget_s = 0;               // total cost cap per search, 0 = none
+  // How the accuracy test that ends a search is protected against optional stopping:
+  // "bonferroni" (default): looks only at trial counts growing by `look_growth`, from
+  // `peak_min_trials`, each look at confidence 1-(1-c)/K for the K looks that fit in max_trials;
+  // "none": the CI at c after every trial, exactly as [003 Alg. 2].
+  std::string sequential = "bonferroni";
+  int peak_min_trials = 3;
+  double look_growth = 1.5;
   double min_throughput_ratio = 0.99; // achieved/offered below this => saturated
   double max_error_ratio = 0.01;      // errors/sent above this => saturated
 };

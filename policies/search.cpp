@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.hpp"
 
 namespace wb {
@@ -27,25 +30,50 @@ double trial_metric(const TrialResult& t, const PeakConfig& p) {
 
 }  // namespace
 
-Verdict judge_load(LoadResult& load, const SearchOptions& options, int look) {
+std::vector<int> accuracy_looks(const PeakConfig& p) {
+  std::vector<int> looks;
+  for (int n = p.peak_min_trials; n <= p.max_trials;
+       n = std::max(n + 1, static_cast<int>(std::ceil(n * p.look_growth - 1e-9)))) {
+    looks.push_back(n);
+  }
+  return looks;
+}
+
+Verdict judge_load(LoadResult& load, const SearchOptions& options) {
   const PeakConfig& p = options.peak;
+  const double c = options.target.confidence;
   std::vector<double> xs;
   load.saturated = false;
   for (const auto& t : load.trials) {
     xs.push_back(trial_metric(t, p));
     load.saturated = load.saturated || trial_saturated(t, p);
   }
-  // Checking the CI after every added trial is optional stopping. The overlap test uses the
-  // target confidence c as [003 Alg. 2] does; the accuracy test that ends the search spends
-  // the error rate 1-c over the looks with a Bonferroni-style series (see README, "Statistics").
-  (void)look;
-  load.ci = mean_interval(xs, options.target.confidence);
+  // Steps 8-10: the CI at confidence c decides whether the search moves on.
+  load.ci = mean_interval(xs, c);
   double sat = p.percentile ? p.l_sat_ms : p.r_sat_ms;
   double lo = sat * (1 - p.width), hi = sat * (1 + p.width);
   if (load.saturated || load.ci.low > hi) return Verdict::kAbove;
   if (load.ci.high < lo) return Verdict::kBelow;
-  if (load.ci.accuracy() >= options.target.accuracy) return Verdict::kPeak;
-  return Verdict::kInvalid;  // overlap without the accuracy yet: more trials
+
+  // The CI overlaps the region: is it accurate enough to claim the peak?
+  if (p.sequential == "none") {  // [003 Alg. 2]: look after every trial at confidence c
+    return load.ci.accuracy() >= options.target.accuracy ? Verdict::kPeak : Verdict::kInvalid;
+  }
+  // Looking after every trial and stopping once the CI is narrow is optional stopping: it stops
+  // when the spread happens to be small, and the claimed CI then covers the truth less often than
+  // c (measured on configs/sim.toml: 88.5% for a claimed 95%, and 50% for searches that stopped
+  // after two trials). So the claim is only examined at a few trial counts fixed in advance
+  // (accuracy_looks), each at confidence 1-(1-c)/K for the K scheduled looks. By the union bound
+  // the reported CI misses the true mean with probability at most 1-c whatever the stopping rule
+  // (for normally distributed trial means).
+  std::vector<int> looks = accuracy_looks(p);
+  int n = static_cast<int>(xs.size());
+  if (std::find(looks.begin(), looks.end(), n) == looks.end()) return Verdict::kInvalid;
+  double ck = 1.0 - (1.0 - c) / static_cast<double>(looks.size());
+  MeanInterval claim = mean_interval(xs, ck);
+  if (claim.accuracy() < options.target.accuracy) return Verdict::kInvalid;
+  load.ci = claim;
+  return Verdict::kPeak;
 }
 
 SearchResult run_search(const Sample& sample, const SearchOptions& options, LoadPicker& picker,
@@ -73,7 +101,6 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
     load.rate = *rate;
     load.runlength_s = p.runlength_s;
     std::size_t index = result.loads.size();
-    int look = 0;
     for (;;) {
       TrialResult t;
       try {
@@ -97,7 +124,7 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       load.trials.push_back(t);
       if (observer != nullptr) observer->on_trial(index, t);
       if (static_cast<int>(load.trials.size()) < p.min_trials) continue;
-      load.verdict = judge_load(load, options, ++look);
+      load.verdict = judge_load(load, options);
       if (load.verdict != Verdict::kInvalid) break;
       if (static_cast<int>(load.trials.size()) >= p.max_trials) break;
       if (p.budget_s > 0 && result.cost_s >= p.budget_s) break;

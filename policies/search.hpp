@@ -24,9 +24,14 @@ class SearchObserver {
 };
 
 
-// The verdict for a load from its trials [003 Alg. 2 Steps 8-10]. Exposed for tests.
-// `look` counts the CI checks made at this load so far (1 for the first), see search.cpp.
-Verdict judge_load(LoadResult& load, const SearchOptions& options, int look);
+// The verdict for a load from its trials [003 Alg. 2 Steps 8-10]; fills load.ci (for a peak, the
+// CI that is claimed) and load.saturated. kInvalid means "overlaps, needs more trials".
+// REQUIRES: load.trials.size() >= 2.
+Verdict judge_load(LoadResult& load, const SearchOptions& options);
+
+// The trial counts at which the accuracy of an overlapping load is examined when
+// options.peak.sequential is "bonferroni": peak_min_trials, then growing by look_growth.
+std::vector<int> accuracy_looks(const PeakConfig& peak);
 
 // [003 Alg. 2] Searches for the peak rate of `sample`. Runs trials through `runner` only; never
 // sleeps, reads clocks or touches processes. A runner Error is retried once, then the search

@@ -1,0 +1,138 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+
+#include "core/error.hpp"
+#include "policies/search.hpp"
+
+using namespace wb;
+
+namespace {
+
+// A scripted testbed for logic tests: trial i at rate λ returns response(λ, i).
+class ScriptedRunner final : public TrialRunner {
+ public:
+  std::function<double(double, std::uint64_t)> response;
+  std::function<bool(double)> saturated = [](double) { return false; };
+  int failures_left = 0;
+  int calls = 0;
+  TrialResult run(const Sample&, double rate, double runlength_s, std::uint64_t i) override {
+    ++calls;
+    if (failures_left > 0) {
+      --failures_left;
+      throw Error("generator host dropped the connection");
+    }
+    TrialResult t;
+    t.offered_rate = rate;
+    t.runlength_s = runlength_s;
+    t.sent = 1000;
+    t.completed = saturated(rate) ? 900 : 1000;
+    t.mean_ms = response(rate, i);
+    t.cost_s = runlength_s + 10;
+    return t;
+  }
+};
+
+SearchOptions options() {
+  SearchOptions o;
+  o.peak.r_sat_ms = 40;
+  o.peak.width = 0.1;
+  o.peak.runlength_s = 60;
+  o.target = Target::parse("95/90");
+  return o;
+}
+
+// R = 10 ms / (1 - λ/200), with ±1% alternating noise: λ* = 150/s; region [144.4, 154.5].
+double curve(double rate, std::uint64_t i) {
+  double r = rate < 200 ? 10 / (1 - rate / 200) : 1e6;
+  return r * (i % 2 == 0 ? 1.01 : 0.99);
+}
+
+}  // namespace
+
+TEST_CASE("a search on a smooth curve ends in the peak-rate region") {
+  ScriptedRunner r;
+  r.response = curve;
+  auto o = options();
+  auto picker = make_picker("binsearch", o.peak, 50);
+  auto res = run_search(Sample(), o, *picker, r);
+  REQUIRE(res.status == SearchStatus::kFound);
+  CHECK(res.peak_rate > 144.4);
+  CHECK(res.peak_rate < 154.5);
+  CHECK(res.response.low <= 44);
+  CHECK(res.response.high >= 36);
+  CHECK(res.response.accuracy() >= 0.9);
+  CHECK(res.loads.back().verdict == Verdict::kPeak);
+  for (std::size_t i = 0; i + 1 < res.loads.size(); ++i) {
+    CHECK(res.loads[i].trials.size() >= 2);
+    CHECK(res.loads[i].verdict != Verdict::kPeak);
+  }
+  CHECK(res.trials == r.calls);
+  CHECK(res.cost_s == Approx(70.0 * r.calls));
+}
+
+TEST_CASE("a saturated trial makes its load 'above' whatever its response time") {
+  ScriptedRunner r;
+  r.response = [](double, std::uint64_t) { return 5.0; };  // response never reaches R_sat ...
+  r.saturated = [](double rate) { return rate >= 400; };   // ... but throughput falls short
+  auto o = options();
+  auto picker = make_picker("binsearch", o.peak, 50);
+  auto res = run_search(Sample(), o, *picker, r);
+  CHECK(res.status == SearchStatus::kNotFound);
+  REQUIRE(res.loads.size() >= 4);
+  CHECK(res.loads[3].rate == 400);
+  CHECK(res.loads[3].saturated);
+  CHECK(res.loads[3].verdict == Verdict::kAbove);
+}
+
+TEST_CASE("the trial cap at one load ends the search with status budget") {
+  ScriptedRunner r;
+  // Wildly noisy at every load: overlaps the region but never reaches 90% accuracy.
+  r.response = [](double, std::uint64_t i) { return i % 2 == 0 ? 10.0 : 70.0; };
+  auto o = options();
+  o.peak.max_trials = 6;
+  auto picker = make_picker("binsearch", o.peak, 50);
+  auto res = run_search(Sample(), o, *picker, r);
+  CHECK(res.status == SearchStatus::kBudget);
+  CHECK(res.trials == 6);
+  CHECK_THAT(res.message, Catch::Contains("max_trials"));
+}
+
+TEST_CASE("the total cost cap ends the search with status budget") {
+  ScriptedRunner r;
+  r.response = curve;
+  auto o = options();
+  o.peak.budget_s = 300;  // 5 trials of 70 s
+  auto picker = make_picker("binsearch", o.peak, 50);
+  auto res = run_search(Sample(), o, *picker, r);
+  CHECK(res.status == SearchStatus::kBudget);
+  CHECK(res.cost_s >= 300);
+  CHECK(res.cost_s < 300 + 70 * 2);
+}
+
+TEST_CASE("a failed trial is retried once; two failures in a row fail the search") {
+  auto o = options();
+  ScriptedRunner once;
+  once.response = curve;
+  once.failures_left = 1;
+  auto p1 = make_picker("binsearch", o.peak, 50);
+  CHECK(run_search(Sample(), o, *p1, once).status == SearchStatus::kFound);
+
+  ScriptedRunner twice;
+  twice.response = curve;
+  twice.failures_left = 2;
+  auto p2 = make_picker("binsearch", o.peak, 50);
+  auto res = run_search(Sample(), o, *p2, twice);
+  CHECK(res.status == SearchStatus::kFailed);
+  CHECK_THAT(res.message, Catch::Contains("dropped the connection"));
+}
+
+TEST_CASE("an interrupt is not retried") {
+  struct Stop final : TrialRunner {
+    TrialResult run(const Sample&, double, double, std::uint64_t) override { throw Interrupted(); }
+  } r;
+  auto o = options();
+  auto p = make_picker("binsearch", o.peak, 50);
+  CHECK_THROWS_AS(run_search(Sample(), o, *p, r), Interrupted);
+}

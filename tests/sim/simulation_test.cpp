@@ -1,0 +1,131 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+
+#include "core/config.hpp"
+#include "harness/sim/sim_testbed.hpp"
+#include "harness/sim/simulation.hpp"
+#include "harness/sim/truth.hpp"
+
+using namespace wb;
+
+namespace {
+
+QueueNetwork one_center(const std::string& servers, double service_ms, ServiceDistribution d,
+                        Discipline disc = Discipline::kFcfs) {
+  QueueNetwork net;
+  ServiceCenter c;
+  c.name = "c";
+  c.servers = Expr::parse(servers);
+  c.demand_ms = Expr::constant(service_ms);
+  c.distribution = d;
+  c.discipline = disc;
+  net.centers.push_back(c);
+  return net;
+}
+
+double mean(const std::vector<double>& xs) {
+  return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
+}
+
+sim::RunOutcome long_run(const QueueNetwork& net, double rate, const Sample& s = Sample()) {
+  sim::RunSpec spec;
+  spec.rate = rate;
+  spec.warmup_s = 200;
+  spec.runlength_s = 400000 / rate;
+  spec.timeout_s = 60;
+  spec.seed = 7;
+  return sim::simulate(net, s, spec);
+}
+
+}  // namespace
+
+TEST_CASE("M/M/1 mean response time matches S/(1-rho)") {
+  // S = 10 ms, λ = 60/s: ρ = 0.6, R = 25 ms.
+  auto o = long_run(one_center("1", 10, ServiceDistribution::kExponential), 60);
+  CHECK(mean(o.response_ms) == Approx(25.0).epsilon(0.03));
+  CHECK(o.utilization[0] == Approx(0.6).epsilon(0.02));
+  CHECK(o.timeouts == 0);
+}
+
+TEST_CASE("M/D/1 follows Pollaczek-Khinchine") {
+  // R = S + ρS/(2(1-ρ)); S = 10 ms, ρ = 0.7: R = 10 + 7/0.6 = 21.67 ms.
+  auto o = long_run(one_center("1", 10, ServiceDistribution::kDeterministic), 70);
+  CHECK(mean(o.response_ms) == Approx(10 + 7 / 0.6).epsilon(0.03));
+}
+
+TEST_CASE("M/M/c with servers from a factor matches Erlang C") {
+  // c = 2, S = 10 ms, λ = 150/s: a = 1.5, ρ = 0.75. C(2, 1.5) = 0.642857; W = C*S/(c(1-ρ)) = 12.857 ms.
+  Sample s;
+  s.set("disks", "2");
+  auto o = long_run(one_center("{disks}", 10, ServiceDistribution::kExponential), 150, s);
+  CHECK(mean(o.response_ms) == Approx(10 + 12.857).epsilon(0.03));
+}
+
+TEST_CASE("processor sharing M/M/1-PS has the M/M/1 mean and a lognormal service keeps its mean") {
+  auto ps = long_run(one_center("1", 10, ServiceDistribution::kLognormal, Discipline::kPs), 50);
+  CHECK(mean(ps.response_ms) == Approx(20.0).epsilon(0.03));  // insensitive: S/(1-ρ)
+  auto delay = long_run(one_center("1", 10, ServiceDistribution::kLognormal, Discipline::kDelay), 500);
+  CHECK(mean(delay.response_ms) == Approx(10.0).epsilon(0.02));
+}
+
+TEST_CASE("a one-token pool around a delay center is an M/M/1 queue (simultaneous possession)") {
+  QueueNetwork net;
+  ServiceCenter pool;
+  pool.name = "threads";
+  pool.pool = true;
+  pool.servers = Expr::parse("{threads}");
+  ServiceCenter work = one_center("1", 10, ServiceDistribution::kExponential, Discipline::kDelay).centers[0];
+  work.within = "threads";
+  net.centers = {pool, work};
+  Sample s;
+  s.set("threads", "1");
+  auto o = long_run(net, 60, s);
+  CHECK(mean(o.response_ms) == Approx(25.0).epsilon(0.03));
+  CHECK(o.utilization[0] == Approx(0.6).epsilon(0.02));
+}
+
+TEST_CASE("the simulated testbed is deterministic per (seed, sample, rate, trial)") {
+  auto config = Config::load(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
+  sim::SimulatedTestbed a(*config.sim(), 3), b(*config.sim(), 3), c(*config.sim(), 4);
+  Sample s = config.sample("disks=2,threads=16");
+  auto t1 = a.run(s, 100, 60, 0);
+  auto t2 = b.run(s, 100, 60, 0);
+  auto t3 = c.run(s, 100, 60, 0);
+  auto t4 = a.run(s, 100, 60, 1);
+  CHECK(t1.mean_ms == t2.mean_ms);
+  CHECK(t1.sent == t2.sent);
+  CHECK(t1.mean_ms != t3.mean_ms);
+  CHECK(t1.mean_ms != t4.mean_ms);
+  CHECK(t1.cost_s == config.sim()->warmup_s + 60 + config.sim()->overhead_s);
+  CHECK(t1.completed == t1.sent);
+  CHECK(t1.achieved_rate == Approx(100).epsilon(0.1));
+  CHECK(t1.p50_ms <= t1.p90_ms);
+  CHECK(t1.p90_ms <= t1.p99_ms);
+  CHECK(t1.p99_ms <= t1.max_ms);
+}
+
+TEST_CASE("an overloaded trial falls short of the offered rate") {
+  auto config = Config::load(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
+  sim::SimulatedTestbed tb(*config.sim(), 1);
+  auto t = tb.run(config.sample("disks=1,threads=16"), 200, 60, 0);  // capacity about 83/s
+  CHECK(static_cast<double>(t.completed) < 0.99 * static_cast<double>(t.sent));
+  CHECK(t.errors > 0);
+}
+
+TEST_CASE("more disks help only with enough threads (the shape of 003 Fig. 2)") {
+  auto config = Config::load(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
+  const auto& sc = *config.sim();
+  auto peak = [&](const char* set) {
+    return sim::compute_truth(sc, config.sample(set), config.peak().r_sat_ms, config.peak().width).peak_rate;
+  };
+  double d1t1 = peak("disks=1,threads=1"), d4t1 = peak("disks=4,threads=1");
+  double d1t16 = peak("disks=1,threads=16"), d4t16 = peak("disks=4,threads=16");
+  CHECK(d4t1 == Approx(d1t1).epsilon(0.1));  // one thread: disks do not matter
+  CHECK(d4t16 > 3 * d1t16);                  // enough threads: peak grows with disks
+  auto t = sim::compute_truth(sc, config.sample("disks=2,threads=16"), 40, 0.1);
+  CHECK(t.region_low < t.peak_rate);
+  CHECK(t.peak_rate < t.region_high);
+  CHECK(sim::long_run_mean_ms(sc, config.sample("disks=2,threads=16"), t.peak_rate, 11) == Approx(40).epsilon(0.05));
+}
