@@ -6,6 +6,7 @@
 #include <libssh/server.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fmt/format.h>
 #include <fstream>
 #include <mutex>
@@ -67,10 +68,7 @@ class SshExecutorImpl final : public SshExecutor {
   std::unique_ptr<Process> start(const CommandSpec& spec) override;
   void upload(const std::string& local_path, const std::string& remote_path, int mode) override;
   std::string describe() const override { return where_; }
-  std::uint64_t connections() const override {
-    std::lock_guard lock(mutex_);
-    return connections_;
-  }
+  std::uint64_t connections() const override { return connections_.load(); }
 
  private:
   friend class SshProcess;
@@ -83,7 +81,7 @@ class SshExecutorImpl final : public SshExecutor {
   void kill_lost_groups_locked() noexcept;
 
   // Commands.
-  RemoteCommand begin_locked(const CommandSpec& spec, Clock::time_point deadline);
+  RemoteCommand begin_locked(const CommandSpec& spec);
   std::unique_ptr<ssh::Channel> exec_locked(const std::string& command_line);
   void pump_locked(int timeout_ms);
   void drain_locked(RemoteCommand& cmd);
@@ -101,7 +99,7 @@ class SshExecutorImpl final : public SshExecutor {
   ssh::Session session_;                      // GUARDED_BY(mutex_)
   ssh_event event_ = nullptr;                 // GUARDED_BY(mutex_): polls session_ only
   std::uint64_t generation_ = 0;              // GUARDED_BY(mutex_): +1 per connection
-  std::uint64_t connections_ = 0;             // GUARDED_BY(mutex_)
+  std::atomic<std::uint64_t> connections_{0};  // written with mutex_ held, read without
   std::set<SshProcess*> live_;                // GUARDED_BY(mutex_): started, not yet finished
   std::vector<long> lost_groups_;             // GUARDED_BY(mutex_): to kill after reconnecting
   Clock::time_point last_traffic_ = Clock::now();  // GUARDED_BY(mutex_)
@@ -177,10 +175,12 @@ class SshProcess final : public Process {
   }
 
   void drain() { ex_.drain_locked(cmd_); }
-  // The connection this process ran on was dropped (the caller holds the mutex).
+  // The connection this process ran on was dropped (the caller holds the mutex). Its group
+  // may still run on the host; the executor kills it once it has reconnected.
   void connection_dropped() noexcept {
     cmd_.channel->release();
     lost_ = true;
+    if (!result_ && cmd_.pgid > 1) ex_.lost_groups_.push_back(cmd_.pgid);
   }
 
  private:
@@ -294,13 +294,15 @@ std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& co
   }
 }
 
-RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec, Clock::time_point deadline) {
+RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec) {
   RemoteCommand cmd;
   cmd.what = shell_join(spec.argv);
   cmd.channel = exec_locked(remote_command_line(spec));
   cmd.generation = generation_;
-  // The first line is the process group id: without it we could not kill the command.
-  const auto until = std::min(deadline, Clock::now() + options_.connect_timeout);
+  // The first line is the process group id: without it we could not kill the command. It is
+  // written before the command starts, so waiting for it is part of starting (not of the
+  // command's deadline, which finish_locked enforces).
+  const auto until = Clock::now() + options_.connect_timeout;
   while (true) {
     drain_locked(cmd);
     const auto nl = cmd.out.find('\n');
@@ -438,7 +440,7 @@ CommandResult SshExecutorImpl::run(const CommandSpec& spec) {
   check_command_spec(spec);
   std::lock_guard lock(mutex_);
   const auto deadline = deadline_of(Clock::now(), spec.deadline);
-  RemoteCommand cmd = begin_locked(spec, deadline);
+  RemoteCommand cmd = begin_locked(spec);
   CommandResult r = finish_locked(cmd, deadline);
   release_locked(cmd);
   return r;
@@ -448,7 +450,7 @@ std::unique_ptr<Process> SshExecutorImpl::start(const CommandSpec& spec) {
   check_command_spec(spec);
   std::lock_guard lock(mutex_);
   const auto deadline = deadline_of(Clock::now(), spec.deadline);
-  return std::make_unique<SshProcess>(*this, begin_locked(spec, deadline), deadline);
+  return std::make_unique<SshProcess>(*this, begin_locked(spec), deadline);
 }
 
 void SshExecutorImpl::upload(const std::string& local_path, const std::string& remote_path, int mode) {

@@ -323,3 +323,33 @@ TEST_CASE("ssh: SFTP upload, and ensure_binary uploads only when --version diffe
   CHECK_THROWS_AS(ex->upload(sshd.dir() + "/missing", sshd.dir() + "/remote/x", 0644), wb::Error);
   CHECK(ex->connections() == 1);
 }
+
+TEST_CASE("ssh: a started process whose connection drops fails clearly; its group is killed on reconnect") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  const std::string marker = wb::test::make_marker();
+  CommandSpec spec = sh(kProcessTree, 0ms);
+  spec.env = {{"WB_TEST_MARKER", marker}};
+  auto p = ex->start(spec);
+  REQUIRE(p->read_line(10s) == std::optional<std::string>("started"));
+  sshd.kill_connections();
+  CHECK_THROWS_WITH(p->read_line(10s), Catch::Contains("connection lost"));
+  REQUIRE_FALSE(wb::test::pids_with_marker(marker).empty());  // orphaned on the host
+  CHECK(ex->run({{"echo", "back"}, {}, {}, 10s}).out == "back\n");
+  CHECK(ex->connections() == 2);
+  CHECK(wb::test::survivors_after(marker).empty());
+  p.reset();  // destroying a lost process neither throws nor touches the freed channel
+  CHECK(ex->run({{"echo", "still"}, {}, {}, 10s}).out == "still\n");
+}
+
+TEST_CASE("ssh: a command quieter than the keepalive interval runs to completion") {
+  SshdFixture sshd;
+  auto o = options_for(sshd);
+  o.keepalive = std::chrono::seconds(1);
+  auto ex = wb::make_ssh_executor(o);
+  const auto r = ex->run(sh("sleep 2.5; echo done", 20s));
+  CHECK(r.exit_status == 0);
+  CHECK(r.out == "done\n");
+  CHECK(ex->connections() == 1);
+  CHECK(sshd.count_log("keepalive@openssh.com") >= 1);  // the server saw the probes
+}

@@ -55,7 +55,7 @@ class SshdFixture {
   // Commands those connections started are left running (as when a network drops).
   void kill_connections() const;
 
-  // sshd's log (LogLevel VERBOSE) so far; count_log counts lines containing `needle`, e.g.
+  // sshd's log (LogLevel DEBUG1) so far; count_log counts lines containing `needle`, e.g.
   // "Accepted publickey" once per authenticated connection.
   std::string log() const;
   std::size_t count_log(const std::string& needle) const;
