@@ -219,20 +219,14 @@ double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sa
   auto excess = [&](double lambda) { return solve_open(net, sample, lambda).response_ms - r_sat_ms; };
   if (excess(0) >= 0) return 0;
   double lambda_max = saturation_rate(net, sample);
-  double lo = 0;
-  double hi;
-  if (std::isfinite(lambda_max)) {
-    // R(λ) → ∞ as λ → λ_max: walk towards it until R exceeds R_sat.
-    double gap = 0.5;
+  if (!std::isfinite(lambda_max)) return kInf;  // only delay centers: R never reaches R_sat
+  // R(λ) → ∞ as λ → λ_max: walk towards it until R exceeds R_sat, then bracket the root.
+  double lo = 0, gap = 0.5, hi = lambda_max * (1 - gap);
+  while (excess(hi) < 0) {
+    lo = hi;
+    gap /= 2;
+    if (gap < 1e-15) return lo;  // R_sat is within rounding of saturation
     hi = lambda_max * (1 - gap);
-    while (excess(hi) < 0) {
-      lo = hi;
-      gap /= 2;
-      if (gap < 1e-15) return lo;  // R_sat is within rounding of saturation
-      hi = lambda_max * (1 - gap);
-    }
-  } else {
-    return kInf;  // only delay centers: R does not depend on λ, and it is below R_sat
   }
   boost::math::tools::eps_tolerance<double> tol(48);
   std::uintmax_t max_iter = 200;

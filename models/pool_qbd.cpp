@@ -98,7 +98,9 @@ Matrix rate_matrix(const Matrix& a0, const Matrix& a1, const Matrix& a2) {
     t = t * h2;
     h = std::move(h2);
     l = std::move(l2);
-    if ((Eigen::VectorXd::Ones(m) - g.rowwise().sum()).cwiseAbs().maxCoeff() < 1e-14) break;
+    // G is stochastic for a stable QBD; stop when its rows sum to 1 or nothing is left to add.
+    if ((Eigen::VectorXd::Ones(m) - g.rowwise().sum()).cwiseAbs().maxCoeff() < 1e-13) break;
+    if (t.cwiseAbs().maxCoeff() < 1e-300) break;
   }
   Matrix u = -a1 - a0 * g;
   return u.transpose().partialPivLu().solve(a0.transpose()).transpose();  // A0·U^{-1}

@@ -181,3 +181,14 @@ TEST_CASE("expressions that evaluate to impossible values name the center and th
   CHECK_THROWS_AS(wb::solve_open(net, s, 10), wb::InputError);
   CHECK_THROWS_AS(wb::solve_open(nfs(), sample(1, 1), -5), wb::Error);
 }
+
+TEST_CASE("a network of delay centers never saturates") {
+  wb::QueueNetwork net;
+  net.centers.push_back(center("wan", "1", "20", 1, wb::Discipline::kDelay));
+  CHECK(std::isinf(wb::saturation_rate(net, wb::Sample())));
+  CHECK(std::isinf(wb::predicted_peak(net, wb::Sample(), 40)));
+  CHECK(wb::predicted_peak(net, wb::Sample(), 10) == 0);
+  auto r = wb::solve_open(net, wb::Sample(), 1e6);
+  CHECK(r.stable);
+  CHECK(r.response_ms == Approx(20));
+}
