@@ -178,6 +178,7 @@ class SshProcess final : public Process {
   // The connection this process ran on was dropped (the caller holds the mutex). Its group
   // may still run on the host; the executor kills it once it has reconnected.
   void connection_dropped() noexcept {
+    if (lost_) return;  // already queued once; a later drop must not queue the id again
     cmd_.channel->release();
     lost_ = true;
     if (!result_ && cmd_.pgid > 1) ex_.lost_groups_.push_back(cmd_.pgid);

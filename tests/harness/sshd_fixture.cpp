@@ -127,7 +127,7 @@ SshdFixture::SshdFixture() {
         "StrictModes no",
         "MaxStartups 100",
         "MaxSessions 100",
-        "LogLevel DEBUG1",  // VERBOSE plus requests such as keepalives,
+        "LogLevel DEBUG1",  // VERBOSE plus requests such as keepalives
         "SetEnv HOME=" + dir_ + "/home",
         "Subsystem sftp /usr/lib/openssh/sftp-server",
     });
