@@ -1,0 +1,214 @@
+// `workbench peak` and `workbench sim truth` as a user runs them: the real binary, a real store.
+#include <catch2/catch.hpp>
+#include <signal.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "tests/sut/child_process.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using wb::test::run_to_exit;
+
+namespace {
+
+const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("wb_peak_cli_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+wb::test::RunResult workbench(std::vector<std::string> args) {
+  args.insert(args.begin(), kWorkbench);
+  return run_to_exit(args, 120s);
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs a query on a store and returns the first column of the first row as text.
+std::string query(const fs::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  std::string out;
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr) {
+    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("peak on the simulated testbed finds a λ* inside the true peak-rate region") {
+  fs::path dir = fresh_dir("accept");
+  std::string store = (dir / "w.db").string();
+  auto r = workbench({"peak", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16", "--target",
+                      "95/90", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["status"] == "found");
+  CHECK(j["sample"]["disks"] == 2);
+  CHECK(j["sample"]["threads"] == 16);
+  CHECK(j["target"]["confidence"] == Approx(0.95));
+  CHECK(j["policy"] == "binsearch");
+  REQUIRE(j["loads"].size() >= 2);
+  CHECK(j["loads"].back()["verdict"] == "peak");
+  CHECK(j["response"]["accuracy"].get<double>() >= 0.9);
+  CHECK(j["cost_s"].get<double>() > 0);
+
+  auto t = workbench({"sim", "truth", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16", "--json"});
+  REQUIRE(t.exit_code == 0);
+  auto truth = nlohmann::json::parse(t.out);
+  double peak = j["peak_rate"].get<double>();
+  INFO("λ* " << peak << " region [" << truth["region_low"] << ", " << truth["region_high"] << "]");
+  CHECK(peak >= truth["region_low"].get<double>());
+  CHECK(peak <= truth["region_high"].get<double>());
+
+  // Every trial is in the store, under the search the JSON names.
+  CHECK(query(store, "SELECT count(*) FROM trials WHERE search_id = " + j["search_id"].dump()) == j["trials"].dump());
+  CHECK(query(store, "SELECT status FROM searches") == "found");
+  // The truth is cached: the second call answers from the store.
+  CHECK(query(store, "SELECT count(*) FROM sim_truths") == "1");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the same seed gives identical JSON; another seed gives another search") {
+  fs::path dir = fresh_dir("seed");
+  auto run = [&](const std::string& name, const std::string& seed) {
+    return workbench({"peak", "--config", kSimConfig, "--store", (dir / name).string(), "--set",
+                      "disks=3,threads=8", "--seed", seed, "--json"});
+  };
+  auto a = run("a.db", "17"), b = run("b.db", "17"), c = run("c.db", "18");
+  REQUIRE(a.exit_code == 0);
+  CHECK(a.out == b.out);
+  CHECK(a.out != c.out);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bad input gives one clear line, exit 2, and leaves the store untouched") {
+  fs::path dir = fresh_dir("bad");
+  fs::path store = dir / "w.db";
+  // A store with one finished search in it, to prove bad input does not change it.
+  REQUIRE(workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=1,threads=1"}).exit_code == 0);
+  std::string before = read_file(store);
+
+  std::string text = read_file(kSimConfig);
+  auto write = [&](const std::string& name, const std::string& body) {
+    fs::path p = dir / name;
+    std::ofstream(p) << body;
+    return p.string();
+  };
+  std::string malformed = write("malformed.toml", text.substr(0, text.find("[peak]")) + "[peak\nr_sat_ms = 40\n");
+  std::string no_rsat = write("no_rsat.toml", std::string(text).replace(text.find("r_sat_ms = 40"), 13, ""));
+
+  struct Case {
+    std::vector<std::string> args;
+    std::string expect;
+  };
+  std::vector<Case> cases{
+      {{"--config", malformed}, "malformed.toml:"},
+      {{"--config", no_rsat}, "no_rsat.toml:20:peak.r_sat_ms: required key is missing"},
+      {{"--config", kSimConfig, "--set", "spindles=2"}, "unknown factor 'spindles'"},
+      {{"--config", kSimConfig, "--set", "disks=9"}, "'9' is not a level of factor 'disks'"},
+      {{"--config", kSimConfig, "--target", "100/90"}, "less than 100"},
+      {{"--config", kSimConfig, "--target", "95-90"}, "e.g. 95/90"},
+      {{"--config", kSimConfig, "--policy", "psychic"}, "unknown policy 'psychic'"},
+      {{"--config", (dir / "missing.toml").string()}, "missing.toml"},
+      {{"--config", kSimConfig, "--frobnicate"}, "frobnicate"},
+  };
+  for (auto& c : cases) {
+    std::vector<std::string> args{"peak", "--store", store.string()};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto r = workbench(args);
+    INFO(c.expect << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.expect));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.out.empty());
+  }
+  CHECK(read_file(store) == before);
+  // A bad --store path never even gets created for bad input.
+  auto r = workbench({"peak", "--config", kSimConfig, "--store", (dir / "new.db").string(), "--target", "0/90"});
+  CHECK(r.exit_code == 2);
+  CHECK_FALSE(fs::exists(dir / "new.db"));
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// A copy of the simulated testbed whose trials take real time (long virtual runlengths), so a
+// search can be interrupted in the middle.
+std::string slow_config(const fs::path& dir) {
+  std::string text = read_file(kSimConfig);
+  text.replace(text.find("runlength_s = 60"), 16, "runlength_s = 4000");
+  fs::path p = dir / "slow.toml";
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("killing peak mid-search leaves an intact store holding every completed trial") {
+  fs::path dir = fresh_dir("kill");
+  fs::path store = dir / "w.db";
+  wb::test::ChildProcess child({kWorkbench, "peak", "--config", slow_config(dir), "--store", store.string(), "--set",
+                                "disks=4,threads=100", "--verbose"});
+  // --verbose logs "trial N stored" to stderr after each trial is committed; read them from the
+  // store instead of the pipe so the check does not depend on buffering: wait for 3 trials.
+  int stored = 0;
+  for (int i = 0; i < 600 && stored < 3; ++i) {
+    std::this_thread::sleep_for(100ms);
+    if (fs::exists(store)) stored = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
+  }
+  REQUIRE(stored >= 3);
+  child.send_signal(SIGKILL);
+  REQUIRE(child.wait_exit(10s).has_value());
+  std::string log = child.drain_stderr();
+  int logged = static_cast<int>(std::count(log.begin(), log.end(), '\n'));
+  CHECK(query(store, "PRAGMA integrity_check") == "ok");
+  int kept = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
+  CHECK(kept >= logged);  // every trial reported as stored is there
+  CHECK(kept >= stored);
+  CHECK(query(store, "SELECT status FROM searches") == "running");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Ctrl-C stops peak with exit 130 and records the interrupted search") {
+  fs::path dir = fresh_dir("sigint");
+  fs::path store = dir / "w.db";
+  wb::test::ChildProcess child({kWorkbench, "peak", "--config", slow_config(dir), "--store", store.string(), "--set",
+                                "disks=4,threads=100"});
+  int stored = 0;
+  for (int i = 0; i < 600 && stored < 1; ++i) {
+    std::this_thread::sleep_for(100ms);
+    if (fs::exists(store)) stored = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
+  }
+  REQUIRE(stored >= 1);
+  child.send_signal(SIGINT);
+  auto code = child.wait_exit(30s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 130);
+  CHECK_THAT(child.drain_stderr(), Catch::Contains("interrupted"));
+  CHECK(query(store, "SELECT status FROM searches") == "failed");
+  CHECK(query(store, "SELECT message FROM searches") == "interrupted");
+  CHECK(query(store, "PRAGMA integrity_check") == "ok");
+  fs::remove_all(dir);
+}
