@@ -2,6 +2,7 @@
 // Responses are delimited by Content-Length or chunked transfer coding (RFC 9112 §6); a response
 // delimited only by closing the connection is not supported (reported as a protocol error).
 #include <charconv>
+#include <vector>
 
 #include "workloads/codec.hpp"
 
@@ -35,9 +36,32 @@ bool contains_token(std::string_view value, std::string_view token) {
 
 class HttpCodec final : public Codec {
  public:
-  HttpCodec(const Mix& mix, const Target& target) : mix_(mix), target_(target) {}
+  HttpCodec(const Mix& mix, const Target& target) : mix_(mix), target_(target) {
+    // A GET of a fixed path is the same bytes every time: build it once.
+    for (const auto& o : mix.ops) {
+      std::string fixed;
+      if (o.kind == OpKind::kGet && o.paths.empty() && o.path.find("{key}") == std::string::npos) {
+        Operation op;
+        op.op = &o;
+        op.kind = o.kind;
+        build(op, fixed);
+      }
+      fixed_.push_back(std::move(fixed));
+    }
+  }
 
   void encode(const Operation& op, std::uint64_t, std::string& out) const override {
+    if (op.op) {
+      auto i = static_cast<std::size_t>(op.op - mix_.ops.data());
+      if (i < fixed_.size() && !fixed_[i].empty()) {
+        out += fixed_[i];
+        return;
+      }
+    }
+    build(op, out);
+  }
+
+  void build(const Operation& op, std::string& out) const {
     bool post = op.kind == OpKind::kPost;
     out += post ? "POST " : "GET ";
     out += mix_.http_path(op, target_.path);
@@ -145,6 +169,7 @@ class HttpCodec final : public Codec {
  private:
   const Mix& mix_;
   Target target_;
+  std::vector<std::string> fixed_;  // per op of the mix: prebuilt request, or empty
 };
 
 }  // namespace
