@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# workbench set-up for a fresh Debian 12 machine, as root:
+#   bash dev/setup.sh demo    install, build, run the demo peak search
+#   bash dev/setup.sh test    install, build, run every test (what CI runs)
+#   bash dev/setup.sh asan    the tests again under AddressSanitizer + UndefinedBehaviorSanitizer
+#   bash dev/setup.sh lint    clang-format and clang-tidy checks
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Build tools and libraries (DESIGN.md "Dependencies"), and the real servers the tests start.
+packages=(
+  g++ cmake ninja-build pkg-config
+  libssh-dev libboost-dev libsqlite3-dev libcli11-dev catch2 libtomlplusplus-dev
+  nlohmann-json3-dev libeigen3-dev libfmt-dev
+  sqlite3 openssh-server openssh-client nginx-light redis-server memcached wrk procps iproute2
+  clang-format clang-tidy
+)
+
+install_packages() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+build() {  # build DIR [cmake args...]
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j "$(nproc)"
+}
+
+case "${1:-}" in
+  demo)
+    install_packages
+    build build
+    config=configs/demo.toml
+    [ -f "$config" ] || config=configs/sim.toml
+    exec build/controller/workbench peak --config "$config" --target 95/90
+    ;;
+  test)
+    install_packages
+    build build
+    cd build && ctest --output-on-failure --timeout 900
+    ;;
+  asan)
+    install_packages
+    build build-asan -DWB_SANITIZE=ON
+    # The long statistical tests (hundreds of searches) run in the plain build only.
+    cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --timeout 1800 -LE statistics
+    ;;
+  lint)
+    install_packages
+    bash dev/lint.sh
+    ;;
+  *)
+    echo "usage: bash dev/setup.sh demo|test|asan|lint" >&2
+    exit 2
+    ;;
+esac
