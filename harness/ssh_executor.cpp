@@ -178,7 +178,8 @@ class SshProcess final : public Process {
   // The connection this process ran on was dropped (the caller holds the mutex). Its group
   // may still run on the host; the executor kills it once it has reconnected.
   void connection_dropped() noexcept {
-    if (lost_) return;  // already queued once; a later drop must not queue the id again
+    if (dropped_) return;  // already queued once; a later drop must not queue the id again
+    dropped_ = true;
     cmd_.channel->release();
     lost_ = true;
     if (!result_ && cmd_.pgid > 1) ex_.lost_groups_.push_back(cmd_.pgid);
@@ -215,7 +216,8 @@ class SshProcess final : public Process {
   RemoteCommand cmd_;
   const Clock::time_point deadline_;
   std::optional<CommandResult> result_;
-  bool lost_ = false;
+  bool lost_ = false;     // its connection is dead (noticed by us or by the executor)
+  bool dropped_ = false;  // the executor dropped its session (and queued its group)
 };
 
 void SshExecutorImpl::connect_locked() {
