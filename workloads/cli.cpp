@@ -101,6 +101,9 @@ int wbload_main(int argc, char** argv) {
     if (o.max_connections > 0 && o.max_connections < o.connections)
       throw InputError("--max-connections (" + std::to_string(o.max_connections) + ") is below --connections (" +
                        std::to_string(o.connections) + ")");
+    if (o.interval_s > 0 && (o.interval_s < 0.01 || o.duration_s / o.interval_s > 100000))
+      throw InputError("--intervals " + std::to_string(o.interval_s) +
+                       ": must be at least 0.01 s and at most 100000 intervals per run");
     if (o.threads > o.connections)
       throw InputError("--threads (" + std::to_string(o.threads) + ") exceeds --connections (" +
                        std::to_string(o.connections) + "): every thread needs a connection");

@@ -281,7 +281,11 @@ class Worker::Impl {
     }
     Time now = Clock::now();
     Request r = c->req;
-    if (p.ok) {
+    if (p.ok && now - r.intended > timeout_) {
+      // Answered, but after its timeout (the sweep had not caught it yet): a timeout either way,
+      // so no recorded latency exceeds --timeout.
+      time_out(r);
+    } else if (p.ok) {
       if (now >= win_start_ && now < win_end_) {
         ++completions_;
         if (!intervals_.empty()) {

@@ -122,3 +122,37 @@ TEST_CASE("rpc: measured peak within 15% of refserver's analytic capacity", "[in
     CHECK(r.achieved_rate < 1.4 * lambda_max * 0.95);  // it really was saturated
   }
 }
+
+TEST_CASE("rpc: the pool grows up to --max-connections, and sends beyond it are late", "[integration][rpc]") {
+  // One thread, one disk, 5 ms per request (1 ms CPU + 4 ms disk, deterministic): one connection
+  // carries at most 200 req/s. 300 req/s fit only if the pool opens more connections.
+  Child server(refserver_args(4, 4, 1.0, 4.0, {"--cpu-dist", "deterministic", "--disk-dist", "deterministic"}), true);
+  std::string target = start_refserver(server);
+  auto grown = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "300", "--duration", "2", "--connections",
+                           "1", "--max-connections", "8", "--late-ms", "20"});
+  CHECK(grown.completed == 600);
+  CHECK(grown.achieved_rate == Approx(300).epsilon(0.02));
+  CHECK(grown.late_sends < 30);  // only the few that waited for a new connection
+  auto capped = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "300", "--duration", "2", "--connections",
+                            "1", "--max-connections", "1", "--late-ms", "20", "--timeout", "10"});
+  // one connection: at most 200/s get through, the backlog grows, and almost every send is late
+  CHECK(capped.achieved_rate < 210);
+  CHECK(capped.achieved_rate > 150);
+  CHECK(capped.late_sends > 400);
+  // latency counts from the intended time, so the client-side backlog shows: the last requests
+  // waited about (300 - 200) / 300 x 2 s ≈ 0.67 s for the connection
+  CHECK(capped.histogram.max_ns() > 500'000'000);
+}
+
+TEST_CASE("rpc: requests unanswered within --timeout are counted as timeouts", "[integration][rpc]") {
+  // Stalls of 1 s every 1.5 s; with --timeout 0.3 every request intended in the first ~0.7 s of
+  // a stall times out, the others complete.
+  Child server(refserver_args(4, 4, 0.1, 0.5, {"--stall-every", "1.5", "--stall-for", "1"}), true);
+  std::string target = start_refserver(server);
+  auto r = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "200", "--duration", "3", "--connections", "8",
+                       "--max-connections", "400", "--timeout", "0.3"});
+  CHECK(r.timeouts > 100);  // ≈ 2 stalls x 0.7 s x 200/s = 280
+  CHECK(r.timeouts < 450);
+  CHECK(r.completed + r.timeouts + r.error_total() == 600);
+  CHECK(r.histogram.max_ns() <= 300'000'000);  // nothing slower than the timeout is recorded
+}

@@ -178,6 +178,8 @@ TEST_CASE("wbload command line: --version, --help, and one clear line with exit 
       {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--connections", "4",
        "--max-connections", "2"},
       {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--bogus"},
+      {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--intervals", "0.001"},
+      {"--protocol", "http", "--target", "https://127.0.0.1/", "--rate", "5", "--duration", "1"},
   };
   for (const auto& args : bad) {
     std::vector<std::string> a = {kWbload};
