@@ -242,18 +242,23 @@ class LocalExecutor final : public Executor {
   std::string describe() const override { return "local"; }
 
  private:
-  // Reads both pipes until they close, enforcing the deadline on the whole group.
+  // Reads both pipes until they close and the leader has exited, enforcing the deadline on
+  // the whole group (a command may close its output and keep running).
   CommandResult collect(ChildProcess& child, Clock::time_point deadline) {
     CommandResult r;
     bool out_open = true, err_open = true;
     auto next_step = deadline;              // deadline, then the SIGKILL time, then give-up time
     int step = 0;                           // 0 running, 1 TERM sent, 2 KILL sent
-    while (out_open || err_open) {
-      pollfd fds[2] = {{out_open ? child.out().get() : -1, POLLIN, 0},
-                       {err_open ? child.err().get() : -1, POLLIN, 0}};
-      if (::poll(fds, 2, poll_timeout_ms(next_step)) < 0 && errno != EINTR) throw_errno("poll", errno);
-      if (out_open && fds[0].revents != 0) out_open = drain_fd(fds[0].fd, r.out);
-      if (err_open && fds[1].revents != 0) err_open = drain_fd(fds[1].fd, r.err);
+    while (true) {
+      if (out_open || err_open) {
+        pollfd fds[2] = {{out_open ? child.out().get() : -1, POLLIN, 0},
+                         {err_open ? child.err().get() : -1, POLLIN, 0}};
+        if (::poll(fds, 2, poll_timeout_ms(next_step)) < 0 && errno != EINTR) throw_errno("poll", errno);
+        if (out_open && fds[0].revents != 0) out_open = drain_fd(fds[0].fd, r.out);
+        if (err_open && fds[1].revents != 0) err_open = drain_fd(fds[1].fd, r.err);
+      } else if (child.wait_until(next_step)) {
+        break;  // output closed and the leader exited
+      }
       if (Clock::now() < next_step) continue;
       if (step == 0) {
         r.timed_out = true;

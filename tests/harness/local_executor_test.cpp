@@ -100,6 +100,17 @@ TEST_CASE("local: a deadline kills the whole group, grandchildren included") {
   CHECK(wb::test::survivors_after(marker, 0ms).empty());
 }
 
+TEST_CASE("local: a deadline also holds for a command that closed its output") {
+  auto ex = wb::make_local_executor({200ms});
+  const std::string marker = wb::test::make_marker();
+  CommandSpec spec = sh("echo bye; exec >/dev/null 2>&1; sleep 1000", 300ms);
+  spec.env = {{"WB_TEST_MARKER", marker}};
+  const auto r = ex->run(spec);
+  CHECK(r.timed_out);
+  CHECK(r.out == "bye\n");
+  CHECK(wb::test::survivors_after(marker, 0ms).empty());
+}
+
 TEST_CASE("local: a started process is read line by line and stop() kills its group") {
   auto ex = wb::make_local_executor({300ms});
   const std::string marker = wb::test::make_marker();

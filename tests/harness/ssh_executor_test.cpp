@@ -193,6 +193,18 @@ TEST_CASE("ssh: a deadline kills the whole remote process group") {
   CHECK(ex->connections() == 1);
 }
 
+TEST_CASE("ssh: a deadline also holds for a remote command that closed its output") {
+  SshdFixture sshd;
+  auto ex = wb::make_ssh_executor(options_for(sshd));
+  const std::string marker = wb::test::make_marker();
+  CommandSpec spec = sh("echo bye; exec >/dev/null 2>&1; sleep 1000", 500ms);
+  spec.env = {{"WB_TEST_MARKER", marker}};
+  const auto r = ex->run(spec);
+  CHECK(r.timed_out);
+  CHECK(r.out == "bye\n");
+  CHECK(wb::test::survivors_after(marker).empty());
+}
+
 TEST_CASE("ssh: a started remote process is read line by line and stop() kills its group") {
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
