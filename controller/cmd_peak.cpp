@@ -39,7 +39,7 @@ class StoringObserver final : public SearchObserver {
                                t.offered_rate, t.mean_ms);
     }
   }
-  void on_load(std::size_t load_index, const LoadResult& l) override {
+  void on_load(std::size_t load_index, const TestLoad& l) override {
     store_.add_load(search_id_, static_cast<int>(load_index), l);
   }
 

@@ -17,7 +17,7 @@ enum class Verdict {
 
 const char* to_string(Verdict v);
 
-struct LoadResult {
+struct TestLoad {
   double rate = 0;
   double runlength_s = 0;
   std::vector<TrialResult> trials;
@@ -40,7 +40,7 @@ struct SearchResult {
   SearchStatus status = SearchStatus::kNotFound;
   double peak_rate = 0;         // λ*, when found
   MeanInterval response;        // mean response time CI at λ* (at confidence c)
-  std::vector<LoadResult> loads;
+  std::vector<TestLoad> loads;
   int trials = 0;
   double cost_s = 0;            // sum of trial costs
   std::string message;          // why, for statuses other than found

@@ -12,9 +12,9 @@ class BinsearchPicker final : public LoadPicker {
  public:
   BinsearchPicker(double r_sat_ms, double start_rate) : r_sat_ms_(r_sat_ms), start_rate_(start_rate) {}
 
-  std::optional<double> next(const std::vector<LoadResult>& history) override {
+  std::optional<double> next(const std::vector<TestLoad>& history) override {
     if (history.empty()) return start_rate_;  // Step 1
-    const LoadResult& cur = history.back();
+    const TestLoad& cur = history.back();
     double prev = history.size() >= 2 ? history[history.size() - 2].rate : 0.0;
     // A saturated load has, in effect, an unbounded response time.
     bool low = !cur.saturated && cur.ci.mean < r_sat_ms_;

@@ -17,7 +17,7 @@ class LoadPicker {
   // `history` holds every load tried so far, each with a verdict of kBelow or kAbove (the search
   // ends at a peak). Returns nullopt when the picker has nothing left to try (its bracket has
   // collapsed without a load in the peak-rate region).
-  virtual std::optional<double> next(const std::vector<LoadResult>& history) = 0;
+  virtual std::optional<double> next(const std::vector<TestLoad>& history) = 0;
 };
 
 // The picker names `workbench peak --policy` accepts.

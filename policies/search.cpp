@@ -39,7 +39,7 @@ std::vector<int> accuracy_looks(const PeakConfig& p) {
   return looks;
 }
 
-Verdict judge_load(LoadResult& load, const SearchOptions& options) {
+Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   const PeakConfig& p = options.peak;
   const double c = options.target.confidence;
   std::vector<double> xs;
@@ -97,7 +97,7 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       return stop(SearchStatus::kNotFound,
                   "the load bracket collapsed without a load whose response time falls in the peak-rate region");
     }
-    LoadResult load;
+    TestLoad load;
     load.rate = *rate;
     load.runlength_s = p.runlength_s;
     std::size_t index = result.loads.size();

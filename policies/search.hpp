@@ -20,14 +20,14 @@ class SearchObserver {
  public:
   virtual ~SearchObserver() = default;
   virtual void on_trial(std::size_t load_index, const TrialResult& trial) = 0;
-  virtual void on_load(std::size_t load_index, const LoadResult& load) = 0;
+  virtual void on_load(std::size_t load_index, const TestLoad& load) = 0;
 };
 
 
 // The verdict for a load from its trials [003 Alg. 2 Steps 8-10]; fills load.ci (for a peak, the
 // CI that is claimed) and load.saturated. kInvalid means "overlaps, needs more trials".
 // REQUIRES: load.trials.size() >= 2.
-Verdict judge_load(LoadResult& load, const SearchOptions& options);
+Verdict judge_load(TestLoad& load, const SearchOptions& options);
 
 // The trial counts at which the accuracy of an overlapping load is examined when
 // options.peak.sequential is "bonferroni": peak_min_trials, then growing by look_growth.

@@ -37,7 +37,7 @@ void Store::add_trial(std::int64_t search_id, int load_index, const TrialResult&
   u.bind(1, search_id).bind(2, t.cost_s).run();
 }
 
-void Store::add_load(std::int64_t search_id, int load_index, const LoadResult& l) {
+void Store::add_load(std::int64_t search_id, int load_index, const TestLoad& l) {
   Statement s = db_.prepare(
       "INSERT OR REPLACE INTO loads (search_id, load_index, rate, runlength_s, trials, mean_ms, ci_low_ms, "
       "ci_high_ms, saturated, verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");

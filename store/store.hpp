@@ -44,7 +44,7 @@ class Store {
 
   std::int64_t begin_search(const SearchRecord& record);
   void add_trial(std::int64_t search_id, int load_index, const TrialResult& trial);
-  void add_load(std::int64_t search_id, int load_index, const LoadResult& load);
+  void add_load(std::int64_t search_id, int load_index, const TestLoad& load);
   void finish_search(std::int64_t search_id, const SearchResult& result);
 
   std::optional<SearchRecord> search(std::int64_t id);

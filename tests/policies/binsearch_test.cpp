@@ -7,8 +7,8 @@ using namespace wb;
 
 namespace {
 
-LoadResult load(double rate, double mean_ms, bool saturated = false) {
-  LoadResult l;
+TestLoad load(double rate, double mean_ms, bool saturated = false) {
+  TestLoad l;
   l.rate = rate;
   l.ci.mean = l.ci.low = l.ci.high = mean_ms;
   l.saturated = saturated;
@@ -22,7 +22,7 @@ TEST_CASE("binsearch doubles until saturation, then halves the bracket [003 Alg.
   PeakConfig peak;
   peak.r_sat_ms = 40;
   auto p = make_picker("binsearch", peak, 50);
-  std::vector<LoadResult> h;
+  std::vector<TestLoad> h;
   REQUIRE(p->next(h) == 50);
   h.push_back(load(50, 5));
   REQUIRE(p->next(h) == 100);
@@ -40,7 +40,7 @@ TEST_CASE("binsearch from a start load above the peak halves toward zero") {
   PeakConfig peak;
   peak.r_sat_ms = 40;
   auto p = make_picker("binsearch", peak, 400);
-  std::vector<LoadResult> h;
+  std::vector<TestLoad> h;
   REQUIRE(p->next(h) == 400);
   h.push_back(load(400, 100));
   REQUIRE(p->next(h) == 200);
@@ -52,7 +52,7 @@ TEST_CASE("binsearch gives up when its bracket collapses") {
   PeakConfig peak;
   peak.r_sat_ms = 40;
   auto p = make_picker("binsearch", peak, 100);
-  std::vector<LoadResult> h{load(100, 10)};
+  std::vector<TestLoad> h{load(100, 10)};
   REQUIRE(p->next(h) == 200);
   h.push_back(load(200, 50));
   for (int i = 0; i < 40; ++i) {
