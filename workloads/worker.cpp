@@ -74,8 +74,7 @@ class Worker::Impl {
 
   void run() {
     for (int i = 0; i < plan_.connections; ++i) open();
-    timer_.expires_at(next_);
-    timer_.async_wait([this](const boost::system::error_code& ec) { if (!ec) on_tick(); });
+    arm_tick(next_);
     arm_sweep();
     io_.run();
   }
@@ -121,17 +120,34 @@ class Worker::Impl {
   }
 
   void on_tick() {
+    ticking_ = false;
     Time now = Clock::now();
     issue_due(now);
-    if (generating_) {
-      // Wake no more often than every kMinTick: each wake-up costs an epoll_wait and a
-      // timerfd_settime, which at 100k req/s would be a large share of the CPU. Requests due
-      // in between are sent together; their latency still counts from their intended time.
-      timer_.expires_at(std::max(next_, now + kMinTick));
-      timer_.async_wait([this](const boost::system::error_code& ec) { if (!ec) on_tick(); });
-    } else {
+    if (!generating_) {
       check_done();
+      return;
     }
+    // When every connection is busy and the pool is at its limit, a wake-up could only move due
+    // requests into the FIFO; the next answer does that (issue_due on completion) and re-arms
+    // the timer when a connection turns idle. This saves a context switch per tick at saturation.
+    if (idle_.empty() && static_cast<int>(conns_.size()) >= plan_.max_connections) return;
+    // Wake no more often than every kMinTick: each wake-up costs an epoll_wait and a
+    // timerfd_settime, which at 100k req/s would be a large share of the CPU. Requests due
+    // in between are sent together; their latency still counts from their intended time.
+    arm_tick(std::max(next_, now + kMinTick));
+  }
+
+  // Re-arms the arrival timer if it was parked at saturation and a request could now leave.
+  void maybe_tick() {
+    if (generating_ && !ticking_ && !done_ &&
+        (!idle_.empty() || static_cast<int>(conns_.size()) < plan_.max_connections))
+      arm_tick(std::max(next_, Clock::now() + kMinTick));
+  }
+
+  void arm_tick(Time at) {
+    ticking_ = true;
+    timer_.expires_at(at);
+    timer_.async_wait([this](const boost::system::error_code& ec) { if (!ec) on_tick(); });
   }
 
   void issue(Time intended) {
@@ -198,6 +214,7 @@ class Worker::Impl {
     } else {
       c->state = Conn::State::kIdle;
       idle_.push_back(c);
+      maybe_tick();
     }
   }
 
@@ -211,6 +228,7 @@ class Worker::Impl {
     std::string().swap(c->out);
     conns_.erase(std::remove(conns_.begin(), conns_.end(), c), conns_.end());
     idle_.erase(std::remove(idle_.begin(), idle_.end(), c), idle_.end());
+    maybe_tick();
   }
 
   void close_all() {
@@ -253,32 +271,45 @@ class Worker::Impl {
     read_more(c);
   }
 
+  // Waits for readability and reads with non-blocking read_some. (async_read_some would first
+  // try a speculative recv right after the send, which on loopback almost always returns EAGAIN:
+  // one wasted syscall per request.) Edge-triggered readiness is safe here because on_readable
+  // reads until the response is complete or the socket returns EAGAIN, and nothing arrives on a
+  // connection without a request in flight.
   void read_more(const ConnPtr& c) {
-    if (c->in.size() - c->in_len < kReadChunk / 4 || c->in.size() < c->need)
-      c->in.resize(std::max(c->need, c->in.size() * 2));
-    c->sock.async_read_some(asio::buffer(c->in.data() + c->in_len, c->in.size() - c->in_len),
-                            [this, c](const boost::system::error_code& ec, std::size_t n) { on_read(c, ec, n); });
+    c->sock.async_wait(tcp::socket::wait_read, [this, c](const boost::system::error_code& ec) { on_readable(c, ec); });
   }
 
-  void on_read(const ConnPtr& c, const boost::system::error_code& ec, std::size_t n) {
+  void on_readable(const ConnPtr& c, boost::system::error_code ec) {
     if (c->state != Conn::State::kBusy) return;
-    if (ec) {
-      bool closed = ec == asio::error::eof || ec == asio::error::connection_reset ||
-                    ec == asio::error::broken_pipe || ec == asio::error::connection_aborted;
-      fail(c, closed ? ErrorKind::kClosed : ErrorKind::kIo);
+    for (;;) {
+      if (ec) {
+        bool closed = ec == asio::error::eof || ec == asio::error::connection_reset ||
+                      ec == asio::error::broken_pipe || ec == asio::error::connection_aborted;
+        fail(c, closed ? ErrorKind::kClosed : ErrorKind::kIo);
+        return;
+      }
+      if (c->in.size() - c->in_len < kReadChunk / 4 || c->in.size() < c->need)
+        c->in.resize(std::max(c->need, c->in.size() * 2));
+      std::size_t n = c->sock.read_some(asio::buffer(c->in.data() + c->in_len, c->in.size() - c->in_len), ec);
+      if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        read_more(c);
+        return;
+      }
+      if (ec) continue;  // reported at the top of the loop
+      c->in_len += n;
+      if (c->need > 0 && c->in_len < c->need) continue;
+      Parsed p = codec_.parse(std::string_view(c->in.data(), c->in_len), c->id);
+      if (!p.done) {
+        c->need = p.length;
+        continue;
+      }
+      on_response(c, p);
       return;
     }
-    c->in_len += n;
-    if (c->need > 0 && c->in_len < c->need) {
-      read_more(c);
-      return;
-    }
-    Parsed p = codec_.parse(std::string_view(c->in.data(), c->in_len), c->id);
-    if (!p.done) {
-      c->need = p.length;
-      read_more(c);
-      return;
-    }
+  }
+
+  void on_response(const ConnPtr& c, const Parsed& p) {
     Time now = Clock::now();
     Request r = c->req;
     if (p.ok && now - r.intended > timeout_) {
@@ -369,7 +400,9 @@ class Worker::Impl {
         time_out(r);
       }
     }
+    issue_due(now);
     maybe_open();
+    maybe_tick();
     check_done();
   }
 
@@ -397,6 +430,7 @@ class Worker::Impl {
   double period_s_ = 0;
   std::uint64_t k_ = 0;
   bool generating_ = true;
+  bool ticking_ = false;  // the arrival timer is armed
   bool done_ = false;
 
   std::vector<ConnPtr> conns_;  // every connection not closed

@@ -156,3 +156,17 @@ TEST_CASE("rpc: requests unanswered within --timeout are counted as timeouts", "
   CHECK(r.completed + r.timeouts + r.error_total() == 600);
   CHECK(r.histogram.max_ns() <= 300'000'000);  // nothing slower than the timeout is recorded
 }
+
+TEST_CASE("rpc: the four Table 3 mixes run against refserver without errors", "[integration][rpc]") {
+  Child server(refserver_args(8, 4, 0.1, 0.5), true);
+  std::string target = start_refserver(server);
+  for (std::string mix : {"rpc_specsfs97.toml", "rpc_web.toml", "rpc_db_tp.toml", "rpc_mail.toml"}) {
+    INFO(mix);
+    auto r = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "200", "--duration", "1", "--connections",
+                         "8", "--mix", std::string(WB_SOURCE_DIR) + "/workloads/mixes/" + mix});
+    CHECK(r.sent == 200);
+    CHECK(r.completed == 200);
+    CHECK(r.error_total() == 0);
+    CHECK(r.timeouts == 0);
+  }
+}
