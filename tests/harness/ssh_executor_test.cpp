@@ -2,11 +2,13 @@
 // host-key checks, quoting, remote process groups, reconnects, SFTP.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "core/error.hpp"
+#include "harness/local_executor.hpp"
 #include "harness/shell_quote.hpp"
 #include "harness/ssh_executor.hpp"
 #include "process_table.hpp"
@@ -364,4 +366,27 @@ TEST_CASE("ssh: a command quieter than the keepalive interval runs to completion
   CHECK(r.out == "done\n");
   CHECK(ex->connections() == 1);
   CHECK(sshd.count_log("keepalive@openssh.com") >= 1);  // the server saw the probes
+}
+
+TEST_CASE("ssh: without a key file the SSH agent authenticates") {
+  SshdFixture sshd;
+  auto local = wb::make_local_executor();
+  const std::string sock = sshd.dir() + "/agent.sock";
+  auto agent = local->start({{"ssh-agent", "-D", "-a", sock}, {}, {}, 60s});
+  for (int i = 0; i < 500 && !std::filesystem::exists(sock); ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(std::filesystem::exists(sock));
+  const auto add = local->run({{"ssh-add", sshd.client_key()}, {{"SSH_AUTH_SOCK", sock}}, {}, 10s});
+  REQUIRE(add.exit_status == 0);
+
+  auto o = options_for(sshd);
+  o.identity_file.clear();
+  ::setenv("SSH_AUTH_SOCK", sock.c_str(), 1);
+  auto ex = wb::make_ssh_executor(o);
+  CHECK(ex->run({{"echo", "agent"}, {}, {}, 10s}).out == "agent\n");
+  ex.reset();
+
+  // An agent without the key is refused with a hint that names the agent.
+  REQUIRE(local->run({{"ssh-add", "-D"}, {{"SSH_AUTH_SOCK", sock}}, {}, 10s}).exit_status == 0);
+  CHECK_THROWS_WITH(wb::make_ssh_executor(o), Catch::Contains("SSH agent"));
+  ::unsetenv("SSH_AUTH_SOCK");
 }
