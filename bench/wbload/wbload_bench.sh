@@ -103,6 +103,23 @@ for C in 16 32 64; do
     "$(awk -v l="$best_late" -v s="$best_sent" 'BEGIN { printf "%.1f%%", 100 * l / s }')" "$over"
 done
 
+# CPU cost per request, less sensitive than throughput to other processes sharing the cores:
+# user+sys seconds of the generator process / requests it completed (c = 32, both saturating).
+echo
+echo "-- CPU per request at saturation (c = 32): user+sys time of the generator / completed requests --"
+RATE15=$(( ${WB_MAX[32]} * 3 / 2 ))
+/usr/bin/time -f "%U %S" -o "$WORK/t_wb" "$WBLOAD" --json --protocol http --target "$URL" --rate "$RATE15" \
+  --duration 5 --connections 32 --max-connections 32 --timeout 30 > "$WORK/wb.json"
+/usr/bin/time -f "%U %S" -o "$WORK/t_wrk" wrk -t1 -c32 -d5s "$URL" > "$WORK/wrk.txt"
+WB_REQ=$(jq '.completed' "$WORK/wb.json")  # every request of the window completes (long timeout)
+WRK_REQ=$(awk '/requests in/{print $1}' "$WORK/wrk.txt")
+WB_US=$(awk -v n="$WB_REQ" '{ printf "%.2f", ($1 + $2) * 1e6 / n }' "$WORK/t_wb")
+WRK_US=$(awk -v n="$WRK_REQ" '{ printf "%.2f", ($1 + $2) * 1e6 / n }' "$WORK/t_wrk")
+printf "%-8s %12s %14s\n" generator requests "cpu_us/request"
+printf "%-8s %12s %14s\n" wbload "$WB_REQ" "$WB_US"
+printf "%-8s %12s %14s\n" wrk "$WRK_REQ" "$WRK_US"
+echo "wrk/wbload cost ratio: $(ratio "$WRK_US" "$WB_US")  (> 1: wbload needs less CPU per request)"
+
 echo
 echo "== 2. rate accuracy against nginx (c = 32, one thread), fractions of wbload's max ${WB_MAX[32]}/s =="
 printf "%8s %12s %12s %16s %12s %10s\n" fraction offered achieved achieved/offered late_sends p99_ms
