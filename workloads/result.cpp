@@ -78,7 +78,9 @@ nlohmann::json to_json(const LoadResult& r) {
   return j;
 }
 
-LoadResult parse_result(const nlohmann::json& j) {
+namespace {
+
+LoadResult parse_fields(const nlohmann::json& j) {
   const std::string w = "result";
   LoadResult r;
   r.offered_rate = get_num(j, w, "offered_rate");
@@ -123,11 +125,21 @@ LoadResult parse_result(const nlohmann::json& j) {
   return r;
 }
 
+}  // namespace
+
+LoadResult parse_result(const nlohmann::json& j) {
+  try {
+    return parse_fields(j);
+  } catch (const nlohmann::json::exception& e) {  // a type the checks did not foresee
+    throw InputError(std::string("result: ") + e.what());
+  }
+}
+
 LoadResult parse_result(const std::string& text) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for huge numbers
     throw InputError(std::string("result: not JSON: ") + e.what());
   }
   return parse_result(j);
