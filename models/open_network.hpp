@@ -9,7 +9,9 @@
 // centers within it are solved together: exactly as a quasi-birth-death process where its phase
 // space is small (models/pool_qbd.hpp: up to 160 placements of N_P requests on the inner
 // stations, e.g. 2 inner stations and up to 159 threads), else as a flow-equivalent server
-// (models/pool_model.hpp).
+// (models/pool_model.hpp). The analysis takes a request to hold its token once, for all its visits
+// within the pool: declare a pool's centers consecutively (a center outside the pool between two
+// inside it makes the simulated testbed release and retake the token, which this does not model).
 //
 // Units: rates in requests/s, times in ms, as in configs. Pure functions of (network, sample).
 // Failure: wb::InputError if, for this sample, a server count is not a whole number >= 1 or a
