@@ -23,10 +23,12 @@
 // token out: the token wait is multiplied by 1 + κ·(c²_H0 − 1)/2. (A heuristic of this project: it
 // is Allen–Cunneen when κ = 1 and the plain flow-equivalent server when κ → 0.)
 //
-// Limits: exact when the pool holds a single (multi-server) station; otherwise an approximation,
-// because the inner state given n tokens out is not exactly the closed network's (arrivals and
-// departures reshape it) — under 0.1% off the exact Markov chain for a CPU and a disk inside
-// (tests/models/pool_model_test.cpp). It assumes Poisson arrivals, product-form inner centers
+// Limits: exact when the pool holds a single (multi-server) station and holding_scv = 1; otherwise
+// an approximation, because the inner state given n tokens out is not exactly the closed
+// network's (requests queue for tokens precisely when the inner stations are in slow states).
+// Against the exact Markov chain (tests/models/pool_model_test.cpp): under 0.1% for a CPU and a
+// disk every request visits, but the token wait ~20% low at 80% load with 4 tokens, 2 disks and
+// 20% of requests skipping the disk — the reason for models/pool_qbd.hpp. It assumes Poisson arrivals, product-form inner centers
 // (exponential FCFS, any PS, delay) visited while the token is held without interleaving outside
 // centers. With non-exponential FCFS service inside the pool (e.g. lognormal disks) the inner
 // network is treated as exponential, which underestimates queueing when c_s > 1 and overestimates
