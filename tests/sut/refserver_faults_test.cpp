@@ -43,13 +43,14 @@ TEST_CASE("refserver --serialize-above N serializes requests that start above N 
   auto args = det("4", "4", "0", "60");
   if (fault) args.insert(args.end(), {"--serialize-above", "1"});
   TestServer server(args);
-  std::vector<std::unique_ptr<RpcClient>> clients;
-  for (int i = 0; i < 4; ++i) clients.push_back(std::make_unique<RpcClient>(server.port()));
+  RpcClient c(server.port());
   const auto t0 = Clock::now();
-  for (int i = 0; i < 4; ++i) clients[i]->send(Op::kRead, 10, i);
-  for (int i = 0; i < 4; ++i) REQUIRE(clients[i]->receive().status == Status::kOk);
+  std::vector<wb::rpc::Request> batch;
+  for (std::uint64_t i = 0; i < 4; ++i) batch.push_back({Op::kRead, 0, 10, i});
+  c.send_batch(batch);  // all four arrive together; four threads take them at once
+  for (int i = 0; i < 4; ++i) REQUIRE(c.receive().status == Status::kOk);
   const double elapsed = ms_since(t0);
-  const nlohmann::json s = clients[0]->stats();
+  const nlohmann::json s = c.stats();
   const double lock_total = stage(s, "read", "lock", "total_ms");
   if (fault) {
     // At least three of the four hold the one lock through their 60 ms disk service in turn.

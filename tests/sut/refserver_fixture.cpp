@@ -69,6 +69,16 @@ void RpcClient::send(rpc::Op op, std::uint32_t size, std::uint64_t id, std::uint
   send_raw(bytes);
 }
 
+void RpcClient::send_batch(const std::vector<rpc::Request>& requests) {
+  std::vector<std::uint8_t> bytes;
+  for (const rpc::Request& r : requests) {
+    const auto head = rpc::encode_request(r);
+    bytes.insert(bytes.end(), head.begin(), head.end());
+    if (r.op == rpc::Op::kWrite) bytes.resize(bytes.size() + r.size, 0xab);
+  }
+  send_raw(bytes);
+}
+
 void RpcClient::read_exact(std::uint8_t* p, std::size_t n) {
   std::size_t off = 0;
   while (off < n) {

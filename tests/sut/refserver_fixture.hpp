@@ -42,6 +42,8 @@ class RpcClient {
   RpcClient& operator=(const RpcClient&) = delete;
 
   void send(rpc::Op op, std::uint32_t size, std::uint64_t id, std::uint8_t flags = 0);
+  // Sends several requests in one write, so they arrive together.
+  void send_batch(const std::vector<rpc::Request>& requests);
   // Sends raw bytes (for malformed frames).
   void send_raw(const std::vector<std::uint8_t>& bytes);
   // Throws std::runtime_error on EOF or after the 10 s receive timeout.

@@ -52,8 +52,9 @@ TEST_CASE("refserver answers every op with the request's id and the right sizes"
 }
 
 TEST_CASE("refserver answers pipelined requests on one connection, each id once", "[sut][refserver]") {
+  const std::string io_threads = GENERATE("1", "3");
   TestServer server({"--threads", "4", "--disks", "2", "--cpu-ms", "1", "--disk-ms", "2", "--cpu-mode",
-                     "sleep"});
+                     "sleep", "--io-threads", io_threads});
   RpcClient c(server.port());
   std::set<std::uint64_t> sent;
   for (std::uint64_t id = 1; id <= 60; ++id) {
@@ -69,6 +70,21 @@ TEST_CASE("refserver answers pipelined requests on one connection, each id once"
     CHECK(got.insert(r.id).second);
   }
   CHECK(got == sent);
+  // The same from several connections at once (with 3 io threads they are served in parallel).
+  std::vector<std::unique_ptr<RpcClient>> more;
+  for (int k = 0; k < 4; ++k) more.push_back(std::make_unique<RpcClient>(server.port()));
+  for (int k = 0; k < 4; ++k)
+    for (std::uint64_t id = 1; id <= 10; ++id) more[k]->send(Op::kRead, 100, id * 10 + k);
+  for (int k = 0; k < 4; ++k) {
+    std::set<std::uint64_t> ids;
+    for (int i = 0; i < 10; ++i) {
+      const Response r = more[k]->receive();
+      CHECK(r.data.size() == 100);
+      CHECK(r.id % 10 == static_cast<std::uint64_t>(k));
+      ids.insert(r.id);
+    }
+    CHECK(ids.size() == 10);
+  }
 }
 
 TEST_CASE("refserver rejects malformed requests", "[sut][refserver]") {
