@@ -45,8 +45,8 @@ Eigen::Index find_candidate(const Eigen::Ref<const Eigen::MatrixXd>& candidates,
 Eigen::MatrixXd append_candidates(const Eigen::MatrixXd& base, const Eigen::MatrixXd& extra) {
   if (extra.rows() == 0) return base;
   if (base.rows() > 0 && base.cols() != extra.cols()) {
-    throw InputError(fmt::format("candidates: listed points have {} factors, the grid has {}",
-                                 extra.cols(), base.cols()));
+    throw InputError(
+        fmt::format("candidates: listed points have {} factors, the grid has {}", extra.cols(), base.cols()));
   }
   Eigen::MatrixXd out(base.rows() + extra.rows(), extra.cols());
   Eigen::Index n = base.rows();

@@ -16,9 +16,7 @@ CodingScale parse_coding_scale(std::string_view text) {
   throw InputError(fmt::format("coding scale '{}': expected linear or log", text));
 }
 
-const char* to_string(CodingScale scale) {
-  return scale == CodingScale::kLog ? "log" : "linear";
-}
+const char* to_string(CodingScale scale) { return scale == CodingScale::kLog ? "log" : "linear"; }
 
 Coding::Coding(double min, double max, CodingScale scale) : min_(min), max_(max), scale_(scale) {
   if (!(min < max)) {
@@ -35,8 +33,7 @@ Coding Coding::from_levels(const std::vector<double>& levels, CodingScale scale)
   if (levels.empty()) throw InputError("coding: a factor needs at least two distinct levels");
   auto [lo, hi] = std::minmax_element(levels.begin(), levels.end());
   if (!(*lo < *hi)) {
-    throw InputError(fmt::format("coding: a factor needs at least two distinct levels (all are {})",
-                                 *lo));
+    throw InputError(fmt::format("coding: a factor needs at least two distinct levels (all are {})", *lo));
   }
   return Coding(*lo, *hi, scale);
 }
@@ -61,8 +58,8 @@ namespace {
 template <typename F>
 Eigen::MatrixXd map_columns(const Eigen::MatrixXd& in, const std::vector<Coding>& codings, F f) {
   if (static_cast<std::size_t>(in.cols()) != codings.size()) {
-    throw InputError(fmt::format("coding: points have {} columns but {} codings were given",
-                                 in.cols(), codings.size()));
+    throw InputError(
+        fmt::format("coding: points have {} columns but {} codings were given", in.cols(), codings.size()));
   }
   Eigen::MatrixXd out(in.rows(), in.cols());
   for (Eigen::Index j = 0; j < in.cols(); ++j) {

@@ -29,8 +29,7 @@ class Coding {
   Coding(double min, double max, CodingScale scale = CodingScale::kLinear);
 
   // Coding over the range of the declared levels. InputError if fewer than two distinct levels.
-  static Coding from_levels(const std::vector<double>& levels,
-                            CodingScale scale = CodingScale::kLinear);
+  static Coding from_levels(const std::vector<double>& levels, CodingScale scale = CodingScale::kLinear);
 
   // Natural value -> coded value. Values outside [min, max] code outside [-1, 1]
   // (extrapolation is the caller's decision). For kLog, x <= 0 is an InputError.

@@ -16,8 +16,7 @@ Design evaluate_design(const Eigen::MatrixXd& candidates, const std::vector<Term
   if (points.empty()) throw InputError("design: no points");
   for (Eigen::Index p : points) {
     if (p < 0 || p >= candidates.rows()) {
-      throw InputError(fmt::format("design: point {} is not one of the {} candidates", p,
-                                   candidates.rows()));
+      throw InputError(fmt::format("design: point {} is not one of the {} candidates", p, candidates.rows()));
     }
   }
   const Eigen::MatrixXd f = model_matrix(terms, candidates);
@@ -44,11 +43,9 @@ Design evaluate_design(const Eigen::MatrixXd& candidates, const std::vector<Term
 }
 
 Design augment(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms,
-               const std::vector<Eigen::Index>& measured, int add, int starts,
-               std::uint64_t seed) {
+               const std::vector<Eigen::Index>& measured, int add, int starts, std::uint64_t seed) {
   if (add < 0) throw InputError(fmt::format("augment: cannot add {} points", add));
-  return fedorov(candidates, terms, static_cast<int>(measured.size()) + add, starts, seed,
-                 measured);
+  return fedorov(candidates, terms, static_cast<int>(measured.size()) + add, starts, seed, measured);
 }
 
 std::uint64_t count_subsets(std::uint64_t n, std::uint64_t k) {
@@ -68,27 +65,25 @@ std::uint64_t count_subsets(std::uint64_t n, std::uint64_t k) {
 
 namespace detail {
 
-Eigen::MatrixXd checked_candidate_matrix(const Eigen::MatrixXd& candidates,
-                                         const std::vector<Term>& terms, int n_points,
-                                         const std::vector<Eigen::Index>& required) {
+Eigen::MatrixXd checked_candidate_matrix(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms,
+                                         int n_points, const std::vector<Eigen::Index>& required) {
   const auto k = static_cast<Eigen::Index>(terms.size());
   if (n_points < k) {
-    throw InputError(fmt::format("design: {} points cannot estimate a model of {} terms",
-                                 n_points, k));
+    throw InputError(fmt::format("design: {} points cannot estimate a model of {} terms", n_points, k));
   }
   if (n_points > candidates.rows()) {
-    throw InputError(fmt::format("design: {} distinct points asked of only {} candidates",
-                                 n_points, candidates.rows()));
+    throw InputError(
+        fmt::format("design: {} distinct points asked of only {} candidates", n_points, candidates.rows()));
   }
   if (static_cast<int>(required.size()) > n_points) {
-    throw InputError(fmt::format("design: {} required points exceed the design size {}",
-                                 required.size(), n_points));
+    throw InputError(
+        fmt::format("design: {} required points exceed the design size {}", required.size(), n_points));
   }
   std::set<Eigen::Index> seen;
   for (Eigen::Index r : required) {
     if (r < 0 || r >= candidates.rows()) {
-      throw InputError(fmt::format("design: required point {} is not one of the {} candidates",
-                                   r, candidates.rows()));
+      throw InputError(
+          fmt::format("design: required point {} is not one of the {} candidates", r, candidates.rows()));
     }
     if (!seen.insert(r).second) {
       throw InputError(fmt::format("design: required point {} is listed twice", r));
@@ -97,10 +92,10 @@ Eigen::MatrixXd checked_candidate_matrix(const Eigen::MatrixXd& candidates,
   Eigen::MatrixXd f = model_matrix(terms, candidates);
   const Eigen::Index rank = column_rank(f);
   if (rank < k) {
-    throw InputError(fmt::format(
-        "design: the candidates determine only {} of the {} model terms (too few levels for "
-        "this model?)",
-        rank, k));
+    throw InputError(
+        fmt::format("design: the candidates determine only {} of the {} model terms (too few levels for "
+                    "this model?)",
+                    rank, k));
   }
   return f;
 }

@@ -29,9 +29,9 @@ struct Design {
   // Row indices into the candidate set: required points first (in the order given), then the
   // chosen ones in ascending order.
   std::vector<Eigen::Index> points;
-  double log_det = 0;       // log det(Z'Z / N); -infinity if Z does not have full column rank
-  double d = 0;             // D = det(Z'Z / N)^(1/k); 0 if singular
-  double g_efficiency = 0;  // in (0, 1]; 0 if singular
+  double log_det = 0;             // log det(Z'Z / N); -infinity if Z does not have full column rank
+  double d = 0;                   // D = det(Z'Z / N)^(1/k); 0 if singular
+  double g_efficiency = 0;        // in (0, 1]; 0 if singular
   double d_efficiency_bound = 0;  // exp(1 - 1/Ge); 0 if singular
 };
 
@@ -50,22 +50,20 @@ Design evaluate_design(const Eigen::MatrixXd& candidates, const std::vector<Term
 // distinct and in range, required.size() <= n_points; the candidate model matrix has rank k (else
 // the model is not estimable on these candidates, e.g. a square term of a two-level factor).
 // Exchange finds a local optimum per start; many starts make the global one likely, not certain.
-Design fedorov(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms, int n_points,
-               int starts, std::uint64_t seed, const std::vector<Eigen::Index>& required = {});
+Design fedorov(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms, int n_points, int starts,
+               std::uint64_t seed, const std::vector<Eigen::Index>& required = {});
 
 // Sequential augmentation: the `add` candidates that, together with the already `measured`
 // points, make the best (n + add)-point design; fedorov() with `measured` required. The measured
 // points may themselves be a singular design (fewer than k points) as long as the total is >= k.
 Design augment(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms,
-               const std::vector<Eigen::Index>& measured, int add, int starts,
-               std::uint64_t seed);
+               const std::vector<Eigen::Index>& measured, int add, int starts, std::uint64_t seed);
 
 // The true D-optimum by enumerating every N-subset containing `required` (for tests and the
 // benchmark). Ties go to the first subset in lexicographic order. Same requirements as fedorov();
 // InputError also if there are more than max_subsets subsets to enumerate.
 Design exhaustive(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms, int n_points,
-                  const std::vector<Eigen::Index>& required = {},
-                  std::uint64_t max_subsets = 100'000'000);
+                  const std::vector<Eigen::Index>& required = {}, std::uint64_t max_subsets = 100'000'000);
 
 // C(n, k), saturating at UINT64_MAX.
 std::uint64_t count_subsets(std::uint64_t n, std::uint64_t k);
@@ -73,9 +71,8 @@ std::uint64_t count_subsets(std::uint64_t n, std::uint64_t k);
 namespace detail {
 // Checks the requirements shared by fedorov() and exhaustive() (see there) and returns the
 // candidate model matrix F (one row per candidate).
-Eigen::MatrixXd checked_candidate_matrix(const Eigen::MatrixXd& candidates,
-                                         const std::vector<Term>& terms, int n_points,
-                                         const std::vector<Eigen::Index>& required);
+Eigen::MatrixXd checked_candidate_matrix(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms,
+                                         int n_points, const std::vector<Eigen::Index>& required);
 }  // namespace detail
 
 }  // namespace wb

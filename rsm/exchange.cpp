@@ -75,9 +75,9 @@ std::vector<Index> random_start(const Eigen::MatrixXd& f, const std::vector<Inde
     points.push_back(skipped[i]);
   }
   if (!nonsingular(f, points)) {
-    throw InputError(fmt::format(
-        "design: with the {} required points, no {}-point design can estimate all {} terms",
-        required.size(), n_points, f.cols()));
+    throw InputError(
+        fmt::format("design: with the {} required points, no {}-point design can estimate all {} terms",
+                    required.size(), n_points, f.cols()));
   }
   return points;
 }
@@ -122,8 +122,8 @@ double exchange(const Eigen::MatrixXd& f, std::vector<Index>& points, std::size_
 
 }  // namespace
 
-Design fedorov(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms, int n_points,
-               int starts, std::uint64_t seed, const std::vector<Index>& required) {
+Design fedorov(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms, int n_points, int starts,
+               std::uint64_t seed, const std::vector<Index>& required) {
   if (starts < 1) throw InputError(fmt::format("design: {} random starts; need at least 1", starts));
   const Eigen::MatrixXd f = detail::checked_candidate_matrix(candidates, terms, n_points, required);
 

@@ -19,22 +19,22 @@ constexpr double kSingularPivot = 1e-12;
 // Same tie rule as fedorov(): a later subset must beat the best by this much in log det.
 constexpr double kMinGain = 1e-10;
 
-// log det of the symmetric k x k matrix in `a` (row-major, overwritten) by Cholesky;
-// -infinity if it is not numerically positive definite.
+// log det of the symmetric k x k matrix in `a` (row-major, overwritten with its Cholesky factor
+// in the lower triangle); -infinity if it is not numerically positive definite.
 double cholesky_log_det(std::vector<double>& a, Index k) {
+  const auto at = [&a, k](Index i, Index j) -> double& { return a[static_cast<std::size_t>(i * k + j)]; };
   double log_det = 0;
   for (Index j = 0; j < k; ++j) {
-    const double diag = a[static_cast<std::size_t>(j * k + j)];
-    double pivot = diag;
-    for (Index p = 0; p < j; ++p) pivot -= a[static_cast<std::size_t>(j * k + p)] * a[static_cast<std::size_t>(j * k + p)];
-    if (!(pivot > kSingularPivot * diag)) return -std::numeric_limits<double>::infinity();
+    double pivot = at(j, j);
+    for (Index p = 0; p < j; ++p) pivot -= at(j, p) * at(j, p);
+    if (!(pivot > kSingularPivot * at(j, j))) return -std::numeric_limits<double>::infinity();
     const double l = std::sqrt(pivot);
-    a[static_cast<std::size_t>(j * k + j)] = l;
+    at(j, j) = l;
     log_det += 2.0 * std::log(l);
     for (Index i = j + 1; i < k; ++i) {
-      double s = a[static_cast<std::size_t>(i * k + j)];
-      for (Index p = 0; p < j; ++p) s -= a[static_cast<std::size_t>(i * k + p)] * a[static_cast<std::size_t>(j * k + p)];
-      a[static_cast<std::size_t>(i * k + j)] = s / l;
+      double s = at(i, j);
+      for (Index p = 0; p < j; ++p) s -= at(i, p) * at(j, p);
+      at(i, j) = s / l;
     }
   }
   return log_det;
@@ -45,10 +45,13 @@ double cholesky_log_det(std::vector<double>& a, Index k) {
 class Enumerator {
  public:
   Enumerator(const Eigen::MatrixXd& f, std::vector<Index> pool, std::size_t choose)
-      : k_(f.cols()), pool_(std::move(pool)), choose_(choose),
+      : k_(f.cols()),
+        pool_(std::move(pool)),
+        choose_(choose),
         grams_(choose + 1, std::vector<double>(static_cast<std::size_t>(k_ * k_), 0.0)),
         outer_(pool_.size(), std::vector<double>(static_cast<std::size_t>(k_ * k_))),
-        scratch_(static_cast<std::size_t>(k_ * k_)), chosen_(choose) {
+        scratch_(static_cast<std::size_t>(k_ * k_)),
+        chosen_(choose) {
     for (std::size_t c = 0; c < pool_.size(); ++c) {
       for (Index i = 0; i < k_; ++i) {
         for (Index j = 0; j < k_; ++j) {
@@ -116,24 +119,27 @@ Design exhaustive(const Eigen::MatrixXd& candidates, const std::vector<Term>& te
   const std::size_t choose = static_cast<std::size_t>(n_points) - required.size();
   const std::uint64_t subsets = count_subsets(pool.size(), choose);
   if (subsets > max_subsets) {
-    throw InputError(fmt::format("exhaustive design: {} subsets exceed the limit of {}", subsets,
-                                 max_subsets));
+    throw InputError(
+        fmt::format("exhaustive design: {} subsets exceed the limit of {}", subsets, max_subsets));
   }
 
   const Index k = f.cols();
   std::vector<double> base(static_cast<std::size_t>(k * k), 0.0);
   for (Index r : required) {
     for (Index i = 0; i < k; ++i) {
-      for (Index j = 0; j < k; ++j) base[static_cast<std::size_t>(i * k + j)] += f(r, i) * f(r, j);
+      for (Index j = 0; j < k; ++j) {
+        base[static_cast<std::size_t>(i * k + j)] += f(r, i) * f(r, j);
+      }
     }
   }
   Enumerator enumerator(f, std::move(pool), choose);
   enumerator.set_base(base);
   auto [chosen, log_det] = enumerator.run();
   if (!std::isfinite(log_det)) {
-    throw InputError(fmt::format("exhaustive design: no {}-point design with the {} required "
-                                 "points can estimate all {} terms",
-                                 n_points, required.size(), k));
+    throw InputError(
+        fmt::format("exhaustive design: no {}-point design with the {} required "
+                    "points can estimate all {} terms",
+                    n_points, required.size(), k));
   }
   std::vector<Index> points = required;
   points.insert(points.end(), chosen.begin(), chosen.end());

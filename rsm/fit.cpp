@@ -38,8 +38,7 @@ Fit fit_model_matrix(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
   return f;
 }
 
-Fit fit_surface(const std::vector<Term>& terms, const Eigen::MatrixXd& points,
-                const Eigen::VectorXd& y) {
+Fit fit_surface(const std::vector<Term>& terms, const Eigen::MatrixXd& points, const Eigen::VectorXd& y) {
   Fit f = fit_model_matrix(model_matrix(terms, points), y);
   f.terms = terms;
   return f;
@@ -47,8 +46,8 @@ Fit fit_surface(const std::vector<Term>& terms, const Eigen::MatrixXd& points,
 
 Prediction predict_model_row(const Fit& fit, const Eigen::RowVectorXd& row) {
   if (row.size() != fit.coefficients.size()) {
-    throw InputError(fmt::format("predict: {} values for a model of {} terms", row.size(),
-                                 fit.coefficients.size()));
+    throw InputError(
+        fmt::format("predict: {} values for a model of {} terms", row.size(), fit.coefficients.size()));
   }
   Prediction p;
   p.value = row.dot(fit.coefficients);

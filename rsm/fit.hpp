@@ -29,8 +29,7 @@ struct Fit {
 
 // Fits y = X b for X = model_matrix(terms, points). InputError if sizes disagree or if X does not
 // have full column rank (fewer points than terms, or points that cannot separate the terms).
-Fit fit_surface(const std::vector<Term>& terms, const Eigen::MatrixXd& points,
-                const Eigen::VectorXd& y);
+Fit fit_surface(const std::vector<Term>& terms, const Eigen::MatrixXd& points, const Eigen::VectorXd& y);
 
 // The same for a caller-built model matrix; the result has no terms.
 Fit fit_model_matrix(const Eigen::MatrixXd& x, const Eigen::VectorXd& y);

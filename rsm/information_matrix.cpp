@@ -45,8 +45,8 @@ double log_det_gram(const Eigen::MatrixXd& z) {
 
 Eigen::MatrixXd whiten_rows(const Eigen::MatrixXd& z, const Eigen::MatrixXd& f) {
   if (f.cols() != z.cols()) {
-    throw InputError(fmt::format("information matrix: {} terms in the design, {} in the points",
-                                 z.cols(), f.cols()));
+    throw InputError(
+        fmt::format("information matrix: {} terms in the design, {} in the points", z.cols(), f.cols()));
   }
   return r_inverse_transpose_times(full_rank_qr(z), f.transpose());
 }

@@ -12,8 +12,7 @@ ModelKind parse_model_kind(std::string_view text) {
   if (text == "linear") return ModelKind::kFirstOrder;
   if (text == "interactions") return ModelKind::kInteractions;
   if (text == "quadratic") return ModelKind::kQuadratic;
-  throw InputError(
-      fmt::format("model '{}': expected linear, interactions or quadratic", text));
+  throw InputError(fmt::format("model '{}': expected linear, interactions or quadratic", text));
 }
 
 const char* to_string(ModelKind kind) {
@@ -82,8 +81,8 @@ void check_width(const std::vector<Term>& terms, Eigen::Index cols) {
   if (terms.empty()) throw InputError("model matrix: no terms");
   for (const auto& t : terms) {
     if (static_cast<Eigen::Index>(t.powers.size()) != cols) {
-      throw InputError(fmt::format("model matrix: term '{}' is over {} factors but points have {}",
-                                   t.name, t.powers.size(), cols));
+      throw InputError(fmt::format("model matrix: term '{}' is over {} factors but points have {}", t.name,
+                                   t.powers.size(), cols));
     }
   }
 }

@@ -16,8 +16,7 @@ constexpr double kUnitLeverage = 1e-9;
 
 double mape(const Eigen::VectorXd& actual, const Eigen::VectorXd& predicted) {
   if (actual.size() != predicted.size() || actual.size() == 0) {
-    throw InputError(fmt::format("MAPE: {} actual and {} predicted values", actual.size(),
-                                 predicted.size()));
+    throw InputError(fmt::format("MAPE: {} actual and {} predicted values", actual.size(), predicted.size()));
   }
   double sum = 0;
   for (Eigen::Index i = 0; i < actual.size(); ++i) {

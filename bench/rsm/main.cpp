@@ -70,20 +70,19 @@ int main(int argc, char** argv) {
   const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"});
   const std::vector<Variant> variants{
       {"raw", raw},
-      {"coded", wb::code_points(raw, {wb::Coding::from_levels(disks),
-                                      wb::Coding::from_levels(threads)})},
+      {"coded", wb::code_points(raw, {wb::Coding::from_levels(disks), wb::Coding::from_levels(threads)})},
       {"log-coded", wb::code_points(raw, {wb::Coding::from_levels(disks),
                                           wb::Coding::from_levels(threads, wb::CodingScale::kLog)})},
   };
   const std::vector<int> start_counts{1, 5, 20};  // 5 is optFederov's default nRepeats
 
-  fmt::print("D-optimal designs, 4 disks x 8 threads = {} candidates, quadratic model (k = {}), "
-             "{} seeds per hit rate\n",
-             raw.rows(), terms.size(), seeds);
+  fmt::print(
+      "D-optimal designs, 4 disks x 8 threads = {} candidates, quadratic model (k = {}), "
+      "{} seeds per hit rate\n",
+      raw.rows(), terms.size(), seeds);
   fmt::print("peer: R AlgDesign optFederov - NOT RUN (AlgDesign is not packaged in Debian)\n\n");
-  fmt::print("{:<10} {:>3} {:>12} {:>12} {:>9} {:>6} {:>6}  {:>8} {:>8} {:>8}  {:>9}  {}\n",
-             "factors", "N", "D_ours", "D_ref", "ours/ref", "Ge", "Dea", "hit@1", "hit@5",
-             "hit@20", "ms/start", "reference");
+  fmt::print("{:<10} {:>3} {:>12} {:>12} {:>9} {:>6} {:>6}  {:>8} {:>8} {:>8}  {:>9}  {}\n", "factors", "N",
+             "D_ours", "D_ref", "ours/ref", "Ge", "Dea", "hit@1", "hit@5", "hit@20", "ms/start", "reference");
 
   for (const Variant& v : variants) {
     for (int n : {6, 8, 10}) {
@@ -94,8 +93,7 @@ int main(int argc, char** argv) {
       double exhaustive_s = 0;
       if (subsets <= exhaustive_limit) {
         const auto t0 = Clock::now();
-        ref_log_det = wb::exhaustive(v.candidates, terms, n, {}, static_cast<std::uint64_t>(subsets))
-                          .log_det;
+        ref_log_det = wb::exhaustive(v.candidates, terms, n, {}, static_cast<std::uint64_t>(subsets)).log_det;
         exhaustive_s = seconds_since(t0);
         ref_kind = fmt::format("exhaustive, {:.0f} subsets, {:.1f} s", subsets, exhaustive_s);
       }
@@ -109,8 +107,8 @@ int main(int argc, char** argv) {
       for (std::size_t s = 0; s < start_counts.size(); ++s) {
         for (int seed = 1; seed <= seeds; ++seed) {
           const auto t0 = Clock::now();
-          const wb::Design d = wb::fedorov(v.candidates, terms, n, start_counts[s],
-                                           static_cast<std::uint64_t>(seed));
+          const wb::Design d =
+              wb::fedorov(v.candidates, terms, n, start_counts[s], static_cast<std::uint64_t>(seed));
           start_seconds += seconds_since(t0);
           total_starts += start_counts[s];
           log_dets[s].push_back(d.log_det);
@@ -120,8 +118,8 @@ int main(int argc, char** argv) {
       }
       if (ref_kind.empty()) {
         ref_log_det = best_seen;
-        ref_kind = fmt::format("best of all {} starts (exhaustive: {:.3g} subsets, not run)",
-                               total_starts, subsets);
+        ref_kind =
+            fmt::format("best of all {} starts (exhaustive: {:.3g} subsets, not run)", total_starts, subsets);
       }
       const double k = static_cast<double>(terms.size());
       const double d_ref = std::exp((ref_log_det) / k);
@@ -131,11 +129,11 @@ int main(int argc, char** argv) {
         for (double ld : log_dets[s]) hits += ld >= ref_log_det - 1e-9 ? 1 : 0;
         hit[s] = 100.0 * hits / seeds;
       }
-      fmt::print("{:<10} {:>3} {:>12.6g} {:>12.6g} {:>9.6f} {:>6.3f} {:>6.3f}  {:>7.0f}% {:>7.0f}% "
-                 "{:>7.0f}%  {:>9.3f}  {}\n",
-                 v.name, n, headline.d, d_ref, headline.d / d_ref, headline.g_efficiency,
-                 headline.d_efficiency_bound, hit[0], hit[1], hit[2],
-                 1e3 * start_seconds / total_starts, ref_kind);
+      fmt::print(
+          "{:<10} {:>3} {:>12.6g} {:>12.6g} {:>9.6f} {:>6.3f} {:>6.3f}  {:>7.0f}% {:>7.0f}% "
+          "{:>7.0f}%  {:>9.3f}  {}\n",
+          v.name, n, headline.d, d_ref, headline.d / d_ref, headline.g_efficiency,
+          headline.d_efficiency_bound, hit[0], hit[1], hit[2], 1e3 * start_seconds / total_starts, ref_kind);
       fmt::print("{:<14} points (disks,threads): {}\n", "", natural_points(raw, headline.points));
       if (best_seen > ref_log_det + 1e-9) {
         fmt::print("ERROR: a Fedorov design beat the exhaustive optimum\n");
@@ -159,8 +157,7 @@ int main(int argc, char** argv) {
     for (std::size_t s = 0; s < start_counts.size(); ++s) {
       for (int seed = 1; seed <= seeds; ++seed) {
         const auto t0 = Clock::now();
-        const wb::Design d = wb::fedorov(cube, terms3, n, start_counts[s],
-                                         static_cast<std::uint64_t>(seed));
+        const wb::Design d = wb::fedorov(cube, terms3, n, start_counts[s], static_cast<std::uint64_t>(seed));
         seconds += seconds_since(t0);
         total_starts += start_counts[s];
         log_dets[s].push_back(d.log_det);
@@ -175,20 +172,22 @@ int main(int argc, char** argv) {
       hit[s] = 100.0 * hits / seeds;
     }
     const double d_ref = std::exp(best_seen / static_cast<double>(terms3.size()));
-    fmt::print("\n{:<10} {:>3} {:>12.6g} {:>12.6g} {:>9.6f} {:>6.3f} {:>6.3f}  {:>7.0f}% "
-               "{:>7.0f}% {:>7.0f}%  {:>9.3f}  {}\n",
-               "5^3 coded", n, headline.d, d_ref, headline.d / d_ref, headline.g_efficiency,
-               headline.d_efficiency_bound, hit[0], hit[1], hit[2], 1e3 * seconds / total_starts,
-               fmt::format("125 candidates, quadratic k = 10; best of all {} starts "
-                           "(exhaustive: C(125,15) subsets, not feasible)",
-                           total_starts));
+    fmt::print(
+        "\n{:<10} {:>3} {:>12.6g} {:>12.6g} {:>9.6f} {:>6.3f} {:>6.3f}  {:>7.0f}% "
+        "{:>7.0f}% {:>7.0f}%  {:>9.3f}  {}\n",
+        "5^3 coded", n, headline.d, d_ref, headline.d / d_ref, headline.g_efficiency,
+        headline.d_efficiency_bound, hit[0], hit[1], hit[2], 1e3 * seconds / total_starts,
+        fmt::format("125 candidates, quadratic k = 10; best of all {} starts "
+                    "(exhaustive: C(125,15) subsets, not feasible)",
+                    total_starts));
   }
 
-  fmt::print("\nD = det(Z'Z/N)^(1/k); Ge = k / max_x x'(Z'Z/N)^-1 x over the candidates; "
-             "Dea = exp(1 - 1/Ge).\n"
-             "hit@S = share of seeds whose S-start run reaches the reference D (within 1e-9 in "
-             "log det).\n"
-             "raw and coded give the same optimal subsets (a linear coding is an affine change of "
-             "each factor); log coding of threads changes the design.\n");
+  fmt::print(
+      "\nD = det(Z'Z/N)^(1/k); Ge = k / max_x x'(Z'Z/N)^-1 x over the candidates; "
+      "Dea = exp(1 - 1/Ge).\n"
+      "hit@S = share of seeds whose S-start run reaches the reference D (within 1e-9 in "
+      "log det).\n"
+      "raw and coded give the same optimal subsets (a linear coding is an affine change of "
+      "each factor); log coding of threads changes the design.\n");
   return 0;
 }

@@ -23,8 +23,7 @@ Eigen::MatrixXd paper_candidates_log_coded() {
 TEST_CASE("augmenting by one point beats every other single-point addition", "[rsm][augment]") {
   const Eigen::MatrixXd c = paper_candidates_log_coded();
   const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"});
-  // Start from a measured design that is deliberately not optimal: the first 6 points found by
-  // the exchange for a different seed and size would do, but a fixed, lopsided one is clearer.
+  // A measured design that is deliberately lopsided (not D-optimal), but nonsingular.
   const Points measured{0, 3, 9, 14, 20, 27};
   REQUIRE(wb::evaluate_design(c, terms, measured).d > 0);
 

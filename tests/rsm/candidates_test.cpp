@@ -9,8 +9,7 @@ TEST_CASE("full factorial lists every combination, first factor fastest", "[rsm]
   expected << 1, 10, 2, 10, 1, 20, 2, 20, 1, 30, 2, 30;
   CHECK(c == expected);
 
-  const Eigen::MatrixXd paper =
-      wb::full_factorial({{1, 2, 3, 4}, {1, 2, 4, 8, 16, 32, 64, 100}});
+  const Eigen::MatrixXd paper = wb::full_factorial({{1, 2, 3, 4}, {1, 2, 4, 8, 16, 32, 64, 100}});
   CHECK(paper.rows() == 32);  // the 32 samples of [003 §5.3.2]
   CHECK(paper.row(31) == Eigen::RowVector2d(4, 100));
 }

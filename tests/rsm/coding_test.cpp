@@ -5,7 +5,6 @@
 #include "core/error.hpp"
 #include "rsm/coding.hpp"
 
-
 TEST_CASE("linear coding maps min and max to -1 and +1 and is invertible", "[rsm][coding]") {
   const wb::Coding disks = wb::Coding::from_levels({3, 1, 4, 2});
   CHECK(disks.min() == 1);
@@ -19,8 +18,7 @@ TEST_CASE("linear coding maps min and max to -1 and +1 and is invertible", "[rsm
 }
 
 TEST_CASE("log coding spaces geometric levels evenly", "[rsm][coding]") {
-  const wb::Coding threads =
-      wb::Coding::from_levels({1, 2, 4, 8, 16, 32, 64, 100}, wb::CodingScale::kLog);
+  const wb::Coding threads = wb::Coding::from_levels({1, 2, 4, 8, 16, 32, 64, 100}, wb::CodingScale::kLog);
   CHECK(threads.scale() == wb::CodingScale::kLog);
   CHECK(threads.code(1) == Approx(-1.0));
   CHECK(threads.code(100) == Approx(1.0));
@@ -52,8 +50,7 @@ TEST_CASE("coding scale names round-trip", "[rsm][coding]") {
 }
 
 TEST_CASE("code_points codes each column with its own coding", "[rsm][coding]") {
-  const std::vector<wb::Coding> codings{wb::Coding(1, 4),
-                                        wb::Coding(1, 64, wb::CodingScale::kLog)};
+  const std::vector<wb::Coding> codings{wb::Coding(1, 4), wb::Coding(1, 64, wb::CodingScale::kLog)};
   Eigen::MatrixXd raw(3, 2);
   raw << 1, 1, 4, 64, 2.5, 8;
   const Eigen::MatrixXd coded = wb::code_points(raw, codings);

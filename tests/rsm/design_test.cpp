@@ -17,8 +17,10 @@ namespace {
 const std::vector<std::string> kTwo{"a", "b"};
 
 Eigen::MatrixXd grid(int levels_per_factor, int factors) {
-  std::vector<double> lv;
-  for (int i = 0; i < levels_per_factor; ++i) lv.push_back(-1.0 + 2.0 * i / (levels_per_factor - 1));
+  std::vector<double> lv(static_cast<std::size_t>(levels_per_factor));
+  for (int i = 0; i < levels_per_factor; ++i) {
+    lv[static_cast<std::size_t>(i)] = -1.0 + 2.0 * i / (levels_per_factor - 1);
+  }
   return wb::full_factorial(std::vector<std::vector<double>>(static_cast<std::size_t>(factors), lv));
 }
 
@@ -91,15 +93,14 @@ std::vector<Case> small_cases() {
   }
   // The paper's 4 x 8 disks x threads samples, raw units, N = 6 (906,192 subsets).
   const Eigen::MatrixXd paper = wb::full_factorial({{1, 2, 3, 4}, {1, 2, 4, 8, 16, 32, 64, 100}});
-  cases.push_back({"disks x threads raw", paper,
-                   wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"}), 6});
+  cases.push_back(
+      {"disks x threads raw", paper, wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"}), 6});
   return cases;
 }
 
 }  // namespace
 
-TEST_CASE("Fedorov exchange finds the exhaustive D-optimum on small candidate sets",
-          "[rsm][design]") {
+TEST_CASE("Fedorov exchange finds the exhaustive D-optimum on small candidate sets", "[rsm][design]") {
   for (const Case& c : small_cases()) {
     INFO(c.name << ", N = " << c.n_points);
     const wb::Design best = wb::exhaustive(c.candidates, c.terms, c.n_points);
@@ -111,8 +112,7 @@ TEST_CASE("Fedorov exchange finds the exhaustive D-optimum on small candidate se
     CHECK(found.d == Approx(best.d).epsilon(1e-9));
     // No subset beats the optimum: the exhaustive answer really is the maximum (sanity check on
     // the enumeration itself, by re-evaluating the found design independently).
-    CHECK(wb::evaluate_design(c.candidates, c.terms, found.points).log_det <=
-          best.log_det + 1e-9);
+    CHECK(wb::evaluate_design(c.candidates, c.terms, found.points).log_det <= best.log_det + 1e-9);
   }
 }
 
@@ -132,8 +132,7 @@ TEST_CASE("exhaustive enumeration agrees with brute force over evaluate_design",
   CHECK(wb::count_subsets(3, 5) == 0);
 }
 
-TEST_CASE("a linear coding does not change which design is D-optimal, log coding does",
-          "[rsm][design]") {
+TEST_CASE("a linear coding does not change which design is D-optimal, log coding does", "[rsm][design]") {
   const Eigen::MatrixXd raw = wb::full_factorial({{1, 2, 3, 4}, {1, 2, 4, 8, 16, 32, 64, 100}});
   const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"});
   const std::vector<wb::Coding> linear{wb::Coding(1, 4), wb::Coding(1, 100)};
@@ -147,8 +146,7 @@ TEST_CASE("a linear coding does not change which design is D-optimal, log coding
   CHECK(raw_best.d != Approx(coded_best.d));
 }
 
-TEST_CASE("Fedorov designs are deterministic per seed and honour required points",
-          "[rsm][design]") {
+TEST_CASE("Fedorov designs are deterministic per seed and honour required points", "[rsm][design]") {
   const Eigen::MatrixXd c = grid(5, 2);
   const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, kTwo);
   const wb::Design a = wb::fedorov(c, terms, 8, 5, 99);

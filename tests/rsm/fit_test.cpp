@@ -8,7 +8,6 @@
 #include "rsm/design.hpp"
 #include "rsm/fit.hpp"
 
-
 namespace {
 
 // y = 1 + ... at x = 0, 1, 2, 3; worked by hand below.
@@ -18,9 +17,7 @@ struct LineCase {
   Eigen::VectorXd y = (Eigen::VectorXd(4) << 1, 3, 2, 5).finished();
 };
 
-double quadratic(double a, double b) {
-  return 3 + 2 * a - b + 0.5 * a * b + a * a - 2 * b * b;
-}
+double quadratic(double a, double b) { return 3 + 2 * a - b + 0.5 * a * b + a * a - 2 * b * b; }
 
 }  // namespace
 
@@ -67,8 +64,7 @@ TEST_CASE("prediction standard errors match the textbook formulas", "[rsm][fit]"
   CHECK_THROWS_AS(wb::predict_model_row(g, Eigen::RowVector3d(1, 3, 4)), wb::InputError);
 }
 
-TEST_CASE("a known quadratic surface is recovered exactly from a D-optimal design",
-          "[rsm][fit]") {
+TEST_CASE("a known quadratic surface is recovered exactly from a D-optimal design", "[rsm][fit]") {
   const Eigen::MatrixXd c = wb::full_factorial({{-1, -0.5, 0, 0.5, 1}, {-1, -0.5, 0, 0.5, 1}});
   const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"a", "b"});
   for (int n : {6, 8, 10}) {
@@ -95,8 +91,7 @@ TEST_CASE("a known quadratic surface is recovered exactly from a D-optimal desig
 
 TEST_CASE("a quadratic in log-coded threads is recovered at every raw sample", "[rsm][fit]") {
   const Eigen::MatrixXd raw = wb::full_factorial({{1, 2, 3, 4}, {1, 2, 4, 8, 16, 32, 64, 100}});
-  const std::vector<wb::Coding> codings{wb::Coding(1, 4),
-                                        wb::Coding(1, 100, wb::CodingScale::kLog)};
+  const std::vector<wb::Coding> codings{wb::Coding(1, 4), wb::Coding(1, 100, wb::CodingScale::kLog)};
   const Eigen::MatrixXd coded = wb::code_points(raw, codings);
   const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"});
   const wb::Design d = wb::fedorov(coded, terms, 8, 20, 8);

@@ -7,8 +7,7 @@ using Names = std::vector<std::string>;
 
 TEST_CASE("term lists of the three model kinds", "[rsm][terms]") {
   const Names f{"disks", "threads"};
-  CHECK(wb::term_names(wb::model_terms(wb::ModelKind::kFirstOrder, f)) ==
-        Names{"1", "disks", "threads"});
+  CHECK(wb::term_names(wb::model_terms(wb::ModelKind::kFirstOrder, f)) == Names{"1", "disks", "threads"});
   CHECK(wb::term_names(wb::model_terms(wb::ModelKind::kInteractions, f)) ==
         Names{"1", "disks", "threads", "disks*threads"});
   CHECK(wb::term_names(wb::model_terms(wb::ModelKind::kQuadratic, f)) ==
@@ -31,7 +30,7 @@ TEST_CASE("model matrix columns are the term values", "[rsm][terms]") {
   REQUIRE(x.rows() == 3);
   REQUIRE(x.cols() == 6);
   Eigen::MatrixXd expected(3, 6);
-  expected << 1, 2, 3, 6, 4, 9,  //
+  expected << 1, 2, 3, 6, 4, 9,   //
       1, -1, 0.5, -0.5, 1, 0.25,  //
       1, 0, -4, 0, 0, 16;
   CHECK(x == expected);

@@ -14,8 +14,7 @@ const std::vector<double> kDisks{1, 2, 3, 4};
 const std::vector<double> kThreads{1, 2, 4, 8, 16, 32, 64, 100};
 
 std::vector<wb::Coding> paper_codings() {
-  return {wb::Coding::from_levels(kDisks),
-          wb::Coding::from_levels(kThreads, wb::CodingScale::kLog)};
+  return {wb::Coding::from_levels(kDisks), wb::Coding::from_levels(kThreads, wb::CodingScale::kLog)};
 }
 
 // A peak rate that is exactly quadratic in (disks coded linearly, threads coded on a log scale).
@@ -72,8 +71,7 @@ TEST_CASE("a surface fitted in coded units predicts in natural units", "[rsm][su
   CHECK(s.holdout_mape(raw, all_y) < 1e-9);
 }
 
-TEST_CASE("surface errors on a surface that is not quadratic are reported, not hidden",
-          "[rsm][surface]") {
+TEST_CASE("surface errors on a surface that is not quadratic are reported, not hidden", "[rsm][surface]") {
   const Eigen::MatrixXd raw = wb::full_factorial({kDisks, kThreads});
   const auto codings = paper_codings();
   const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"});
@@ -96,9 +94,8 @@ TEST_CASE("surface errors on a surface that is not quadratic are reported, not h
 TEST_CASE("surface inputs must agree", "[rsm][surface]") {
   const Eigen::MatrixXd pts = wb::full_factorial({kDisks, kThreads});
   const Eigen::VectorXd y = Eigen::VectorXd::Ones(pts.rows());
-  CHECK_THROWS_AS(wb::Surface({"disks"}, paper_codings(), wb::ModelKind::kQuadratic, pts, y),
-                  wb::InputError);
-  CHECK_THROWS_AS(wb::Surface({"disks", "threads"}, paper_codings(), wb::ModelKind::kQuadratic,
-                              pts, Eigen::VectorXd::Ones(3)),
+  CHECK_THROWS_AS(wb::Surface({"disks"}, paper_codings(), wb::ModelKind::kQuadratic, pts, y), wb::InputError);
+  CHECK_THROWS_AS(wb::Surface({"disks", "threads"}, paper_codings(), wb::ModelKind::kQuadratic, pts,
+                              Eigen::VectorXd::Ones(3)),
                   wb::InputError);
 }

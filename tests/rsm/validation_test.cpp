@@ -6,7 +6,6 @@
 #include "rsm/fit.hpp"
 #include "rsm/validation.hpp"
 
-
 TEST_CASE("LOO MAPE of a line fit matches the hand computation both ways", "[rsm][validation]") {
   // x = 0 1 2 3, y = 1 3 2 5. Refitting the line without each point by hand:
   //   without x=0: y = 4/3 + x      -> predicts 4/3  at 0, |1 - 4/3| / 1 = 1/3
