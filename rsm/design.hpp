@@ -14,7 +14,8 @@
 // ModelKinds are), but it does change under log coding.
 //
 // Candidates are rows of an Eigen::MatrixXd (see candidates.hpp); designs name them by row index.
-// All functions are pure and deterministic for a given seed (std::mt19937_64); safe from any
+// All functions are pure and deterministic for a given seed (std::mt19937_64, with one standard
+// library: its uniform_int_distribution is implementation-defined); safe from any
 // thread. Errors are InputErrors naming the violated requirement.
 #include <cstdint>
 #include <vector>
