@@ -11,8 +11,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -106,8 +108,13 @@ int main(int argc, char** argv) try {
   }));
 
   const double base = figures.front().median_ms;
-  fmt::print("Per-command latency of `echo x` on loopback (sshd on 127.0.0.1:{}), {} commands per mode\n\n",
+  fmt::print("Per-command latency of `echo x` on loopback (sshd on 127.0.0.1:{}), {} commands per mode\n",
              sshd.port(), count);
+  // Latency on a shared machine depends on its load: print it next to the figures.
+  std::ifstream loadavg("/proc/loadavg");
+  std::string load1;
+  loadavg >> load1;
+  fmt::print("load average (1 min) at the end: {} on {} cores\n\n", load1, std::thread::hardware_concurrency());
   fmt::print("{:<42} {:>5} {:>11} {:>9} {:>16}\n", "mode", "n", "median ms", "p90 ms", "median / (a)");
   char label = 'a';
   for (const auto& f : figures) {
