@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <random>
 
 #include "core/error.hpp"
 #include "harness/local_executor.hpp"
@@ -83,4 +84,47 @@ TEST_CASE("a bad command template is an input error naming the template") {
   CHECK_THROWS_AS(wb::expand_command_template("x \"open", values), wb::InputError);
   CHECK_THROWS_AS(wb::expand_command_template("x \\", values), wb::InputError);
   CHECK_THROWS_AS(wb::expand_command_template("   ", values), wb::InputError);
+}
+
+TEST_CASE("random byte strings survive quoting through a real sh (property test)") {
+  std::mt19937 rng(20261121);
+  std::uniform_int_distribution<int> len(0, 40), byte(1, 255), pick(0, 9);
+  const std::string specials = "'\"\\$`!*?[]{}()<>|&;#~ \t\n=%";
+  std::vector<std::string> words;
+  for (int i = 0; i < 300; ++i) {
+    std::string w;
+    for (int n = len(rng); n > 0; --n) {
+      // Mostly shell-special characters, so quoting is exercised hard.
+      w += pick(rng) < 6 ? specials[static_cast<std::size_t>(byte(rng)) % specials.size()] : static_cast<char>(byte(rng));
+    }
+    words.push_back(w);
+  }
+  std::vector<std::string> argv = {"printf", "%s\\0"};
+  argv.insert(argv.end(), words.begin(), words.end());
+  auto local = wb::make_local_executor();
+  const auto r = local->run({{"/bin/sh", "-c", wb::shell_join(argv)}, {}, std::string("/"), std::chrono::seconds(10)});
+  REQUIRE(r.exit_status == 0);
+  CHECK(split_nul(r.out) == words);
+}
+
+TEST_CASE("random command templates either expand or fail with an input error (fuzz)") {
+  std::mt19937 rng(4);
+  const std::string alphabet = "ab {}'\"\\ \t\nxport}{port";
+  std::uniform_int_distribution<int> len(0, 30);
+  std::uniform_int_distribution<std::size_t> ch(0, alphabet.size() - 1);
+  const std::map<std::string, std::string> values = {{"port", "1 2"}, {"a", "'"}};
+  int expanded = 0, rejected = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string t;
+    for (int n = len(rng); n > 0; --n) t += alphabet[ch(rng)];
+    try {
+      const auto words = wb::expand_command_template(t, values);
+      CHECK_FALSE(words.empty());
+      ++expanded;
+    } catch (const wb::InputError&) {
+      ++rejected;
+    }
+  }
+  CHECK(expanded > 0);
+  CHECK(rejected > 0);
 }
