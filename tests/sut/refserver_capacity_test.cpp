@@ -88,3 +88,26 @@ TEST_CASE("refserver saturates at sut/capacity.hpp's bound (closed loop, cpu-mod
   CHECK(x >= 0.85 * bound.lambda_max);
   CHECK(x <= 1.03 * bound.lambda_max);
 }
+
+TEST_CASE("refserver's peak has the shape of [003 Fig. 2]: disks help only with enough threads",
+          "[sut][capacity]") {
+  // cpu 2 ms, disk 10 ms, reads only: one thread is bound at 1/12 ms whatever the disks; eight
+  // threads are bound by the disks (D / 10 ms) until D reaches 8 * 10 / 12.
+  const auto peak = [](int threads, int disks) {
+    TestServer server({"--threads", std::to_string(threads), "--disks", std::to_string(disks), "--cpu-ms", "2",
+                       "--cpu-dist", "deterministic", "--disk-ms", "10", "--disk-dist", "deterministic",
+                       "--cpu-mode", "sleep"});
+    return closed_loop_throughput(server.port(), 2 * threads + 8, 1.0, std::chrono::milliseconds(200),
+                                  std::chrono::milliseconds(1000));
+  };
+  const double one_thread_one_disk = peak(1, 1);
+  const double one_thread_four_disks = peak(1, 4);
+  const double eight_threads_one_disk = peak(8, 1);
+  const double eight_threads_four_disks = peak(8, 4);
+  INFO("X(1,1)=" << one_thread_one_disk << " X(1,4)=" << one_thread_four_disks << " X(8,1)="
+                 << eight_threads_one_disk << " X(8,4)=" << eight_threads_four_disks);
+  CHECK(one_thread_four_disks / one_thread_one_disk == Approx(1.0).epsilon(0.1));
+  CHECK(eight_threads_four_disks / eight_threads_one_disk == Approx(4.0).epsilon(0.1));
+  CHECK(one_thread_one_disk == Approx(1000.0 / 12).epsilon(0.15));
+  CHECK(eight_threads_four_disks == Approx(400.0).epsilon(0.15));
+}
