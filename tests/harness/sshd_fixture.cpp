@@ -102,6 +102,18 @@ SshdFixture::SshdFixture() {
   std::string tmpl = (fs::temp_directory_path() / "wb-sshd-XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr) throw_errno("mkdtemp", errno);
   dir_ = tmpl;
+  try {
+    start();
+  } catch (...) {
+    // The destructor does not run for a constructor that throws: clean up here.
+    sshd_.reset();
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+    throw;
+  }
+}
+
+void SshdFixture::start() {
   fs::create_directories(dir_ + "/home");  // empty HOME: no ~/.bashrc per command
   ::mkdir("/run/sshd", 0755);               // sshd's privilege separation directory
 

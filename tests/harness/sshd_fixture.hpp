@@ -61,6 +61,8 @@ class SshdFixture {
   std::size_t count_log(const std::string& needle) const;
 
  private:
+  void start();  // the constructor's work once dir_ exists
+
   std::string host_ = "127.0.0.1";
   int port_ = 0;
   std::string user_;
