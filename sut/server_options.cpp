@@ -23,7 +23,7 @@ void add_server_options(CLI::App& app, ServerOptions& out, RawOptions& raw) {
   app.add_option("--threads", out.threads, "worker threads N (>= 1)")->required();
   app.add_option("--disks", out.disks, "emulated disks D (>= 1)")->required();
   app.add_option("--io-threads", out.io_threads, "Asio threads for connections (default 1)");
-  app.add_option("--cpu-ms", out.cpu.mean_ms, "mean CPU service time per request, ms (default 1)");
+  app.add_option("--cpu-ms", out.cpu.mean_ms, "mean CPU service per read/write/metadata request, ms (default 1)");
   app.add_option("--cpu-dist", raw.cpu_dist,
                  "CPU service distribution: exponential|lognormal|deterministic (default exponential)");
   app.add_option("--cpu-cv", out.cpu.cv, "coefficient of variation of a lognormal CPU time (default 1)");
@@ -45,6 +45,11 @@ void add_server_options(CLI::App& app, ServerOptions& out, RawOptions& raw) {
                  "created before it");
   app.add_option("--stall-every", out.stall_every_s, "fault: every S seconds all workers stop serving ...");
   app.add_option("--stall-for", out.stall_for_s, "... for S seconds (needs --stall-every)");
+  app.footer(
+      "Prints 'ready <port>' on stdout once it accepts connections. Protocol: core/rpc_protocol.hpp\n"
+      "(ops noop, read, write, metadata, stats); the stats op returns per-stage times as JSON\n"
+      "(sut/stage_stats.hpp; flag bit 1 resets them). Exit status: 0 after SIGTERM/SIGINT,\n"
+      "1 if it cannot listen, 2 for bad arguments.");
 }
 
 namespace {

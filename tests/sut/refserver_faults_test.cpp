@@ -87,9 +87,11 @@ TEST_CASE("refserver --create-cost-ms makes writes slower as files accumulate", 
 TEST_CASE("refserver --stall-every/--stall-for stops all workers periodically", "[sut][faults]") {
   auto args = det("4", "1", "0", "0");
   args.insert(args.end(), {"--stall-every", "1", "--stall-for", "0.4"});
-  const auto start = Clock::now();  // the server's clock starts a little before this
   TestServer server(args);
   RpcClient c(server.port());
+  // The windows count from the server's start; learn it (to within a round trip) from its uptime.
+  const double uptime_ms = c.stats().at("uptime_s").get<double>() * 1000.0;
+  const auto start = Clock::now() - std::chrono::microseconds(static_cast<long>(uptime_ms * 1000.0));
   struct Sample {
     double sent_ms;
     double latency_ms;
