@@ -5,7 +5,8 @@
 //   (d) libssh with a new session per command (what reuse saves)
 //   (e) the floor: raw libssh on one reused session running the shell string "echo x" (a shell
 //       builtin, no wrapper, no exec) — how the 2.4-2.9 ms were measured. (a) and (e)
-//       alternate command by command so both see the same machine load.
+//   (f) raw libssh as (e) but running the program: "exec /bin/echo x" — what any argv costs.
+//       (a), (e) and (f) alternate command by command so they see the same machine load.
 // against a private sshd (the test fixture) on 127.0.0.1. Prints median and p90 per command,
 // the ratios to (a), and the goal: (a) median <= 3 ms.
 //
@@ -150,7 +151,7 @@ int main(int argc, char** argv) try {
                                       "-o", "ControlPersist=60", sshd.host(), "echo", "x"});
 
   std::vector<Figures> figures;
-  Figures floor;
+  Figures floor, program;
   {
     auto ex = wb::make_ssh_executor(o);
     RawLibssh raw(sshd);
@@ -158,10 +159,13 @@ int main(int argc, char** argv) try {
         {{"libssh, one session reused (workbench)",
           [&] { expect_echo(ex->run({{"echo", "x"}, {}, {}, 10s}), "libssh echo"); }},
          {"floor: raw libssh, reused, builtin echo",
-          [&] { expect_echo({0, {}, raw.run("echo x"), {}, false}, "raw libssh echo"); }}},
+          [&] { expect_echo({0, {}, raw.run("echo x"), {}, false}, "raw libssh echo"); }},
+         {"raw libssh, reused, exec /bin/echo",
+          [&] { expect_echo({0, {}, raw.run("exec /bin/echo x"), {}, false}, "raw libssh /bin/echo"); }}},
         3, count);
     figures.push_back(pair[0]);
     floor = pair[1];
+    program = pair[2];
     if (ex->connections() != 1) throw wb::Error("the session was not reused");
   }
   figures.push_back(measure("ssh CLI, new connection per command", 1, std::min(count, 20), [&] {
@@ -177,6 +181,7 @@ int main(int argc, char** argv) try {
     expect_echo(ex->run({{"echo", "x"}, {}, {}, 10s}), "libssh echo (new session)");
   }));
   figures.push_back(floor);
+  figures.push_back(program);
 
   const double base = figures.front().median_ms;
   fmt::print("Per-command latency of `echo x` on loopback (sshd on 127.0.0.1:{}), {} commands per mode\n",
@@ -197,8 +202,9 @@ int main(int argc, char** argv) try {
              met ? "met" : "NOT met");
   fmt::print("reused session is {:.0f}x faster than a new ssh connection, {:.1f}x faster than ControlMaster\n",
              figures[1].median_ms / base, figures[2].median_ms / base);
-  fmt::print("workbench costs {:+.2f} ms per command over the floor (e) (its wrapper, exec of /bin/echo, bookkeeping)\n",
-             base - floor.median_ms);
+  fmt::print("workbench costs {:+.2f} ms per command over the floor (e): {:+.2f} ms for executing a program (f - e), "
+             "{:+.2f} ms for its wrapper and bookkeeping (a - f)\n",
+             base - floor.median_ms, program.median_ms - floor.median_ms, base - program.median_ms);
   return met ? 0 : 1;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_ssh: %s\n", e.what());
