@@ -10,6 +10,9 @@
 //    deadline kills the whole group (SIGTERM, then SIGKILL after a grace period), grandchildren
 //    included, and nothing else.
 //  - stdin of every command is empty (/dev/null or a closed channel).
+//  - run() returns once the program has exited and its stdout and stderr have closed (like sh's
+//    $(...)): a background child that keeps them open keeps run() waiting, up to the deadline.
+//    Output is kept in memory; commands with huge output should write to a file instead.
 //  - Failure: a command that runs and exits non-zero is NOT an error — it is a CommandResult.
 //    A program that cannot be executed shows as exit status 127 (not found) or 126 (not
 //    executable) with the reason on `err`, as a shell would report it. wb::Error is thrown only
