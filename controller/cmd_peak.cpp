@@ -58,7 +58,8 @@ int run_peak(const CommonOptions& common, const PeakOptions& o) {
   std::string policy = o.policy.empty() ? config.peak().policy : o.policy;
   std::unique_ptr<LoadPicker> picker = make_picker(policy, config.peak(), config.peak().start_rate);
   std::uint64_t seed = o.seed_given ? o.seed : default_seed(config);
-  std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, seed);
+  std::optional<TestbedConfig> real = validate_testbed(config);
+  std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, seed, o.verbose);
 
   store::Store store(common.store.empty() ? config.store_path() : common.store);
   store::SearchRecord rec;

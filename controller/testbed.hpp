@@ -1,15 +1,22 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "core/config.hpp"
 #include "core/trial.hpp"
+#include "harness/testbed_config.hpp"
 
 namespace wb {
 
-// The TrialRunner for a config: the simulated testbed when the config has [sim]. Throws
-// InputError when the config describes no testbed this build can run.
-std::unique_ptr<TrialRunner> make_trial_runner(const Config& config, std::uint64_t seed);
+// Validates the testbed a config describes, before anything runs: a real testbed ([sut],
+// [workload], [[hosts]]) or the simulated one ([sim], returns nullopt). Throws InputError.
+std::optional<TestbedConfig> validate_testbed(const Config& config);
+
+// The TrialRunner for a validated config: real hosts when `testbed` is set, else the simulated
+// testbed. `verbose` logs SUT starts and uploads to stderr.
+std::unique_ptr<TrialRunner> make_trial_runner(const Config& config, const std::optional<TestbedConfig>& testbed,
+                                               std::uint64_t seed, bool verbose);
 
 // The seed a command uses when --seed is not given: [sim] seed, else 1.
 std::uint64_t default_seed(const Config& config);

@@ -1,0 +1,349 @@
+#include "harness/real_trial_runner.hpp"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "core/error.hpp"
+#include "harness/local_executor.hpp"
+#include "harness/shell_quote.hpp"
+#include "harness/ssh_executor.hpp"
+#include "workloads/result.hpp"
+
+namespace wb {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string tail(const std::string& s, std::size_t n = 400) {
+  std::string t = s.size() > n ? "..." + s.substr(s.size() - n) : s;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  for (char& c : t) {
+    if (c == '\n') c = ' ';
+  }
+  return t;
+}
+
+std::chrono::milliseconds ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
+// True once something accepts TCP connections at address:port (from this machine).
+bool tcp_accepts(const std::string& address, int port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(address.c_str(), std::to_string(port).c_str(), &hints, &res) != 0) return false;
+  bool ok = false;
+  for (addrinfo* a = res; a != nullptr && !ok; a = a->ai_next) {
+    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    ok = ::connect(fd, a->ai_addr, a->ai_addrlen) == 0;
+    ::close(fd);
+  }
+  freeaddrinfo(res);
+  return ok;
+}
+
+}  // namespace
+
+ProgramPaths locate_programs() {
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("WB_BIN_DIR")) dirs.emplace_back(env);
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path d = self.parent_path();
+    dirs.push_back(d);                     // installed side by side
+    dirs.push_back(d / ".." / "workloads");  // the build tree: build/controller/workbench
+    dirs.push_back(d / ".." / "sut");
+  }
+  auto find = [&](const char* name) {
+    for (const auto& d : dirs) {
+      fs::path p = d / name;
+      if (fs::exists(p)) return fs::canonical(p).string();
+    }
+    throw Error(fmt::format("cannot find the {} program next to workbench (set WB_BIN_DIR to its folder)", name));
+  };
+  return ProgramPaths{find("wbload"), find("refserver")};
+}
+
+std::unique_ptr<Executor> connect_host(const HostConfig& h) {
+  if (h.local) return make_local_executor();
+  SshOptions o;
+  o.host = h.address;
+  o.port = h.port;
+  o.user = h.user;
+  o.identity_file = h.identity;
+  o.known_hosts_file = h.known_hosts;
+  o.accept_new = h.accept_new;
+  return make_ssh_executor(o);
+}
+
+struct RealTrialRunner::Host {
+  const HostConfig* config = nullptr;
+  std::unique_ptr<Executor> executor;
+  std::map<std::string, std::string> programs;  // refserver, wbload -> path on this host
+  std::map<std::string, std::string> uploaded;  // local mix file -> path on this host
+};
+
+RealTrialRunner::RealTrialRunner(const Config& config, TestbedConfig testbed, RealRunnerOptions options)
+    : config_(config), testbed_(std::move(testbed)), options_(std::move(options)) {}
+
+RealTrialRunner::~RealTrialRunner() { stop_sut(); }
+
+RealTrialRunner::Host& RealTrialRunner::host(const std::string& name) {
+  for (auto& h : hosts_) {
+    if (h->config->name == name) return *h;
+  }
+  auto h = std::make_unique<Host>();
+  h->config = &testbed_.host(name);
+  if (options_.log) options_.log(fmt::format("connecting to host {}", name));
+  h->executor = connect_host(*h->config);
+  if (h->config->local) {
+    h->programs = {{"refserver", options_.programs.refserver}, {"wbload", options_.programs.wbload}};
+  } else {
+    const std::string& dir = h->config->workdir;
+    CommandResult mk = h->executor->run(CommandSpec{{"mkdir", "-p", dir}, {}, {}, 30s});
+    if (!mk.ok()) throw Error(fmt::format("host {}: cannot create {}: {}", name, dir, tail(mk.err)));
+    for (const auto& [prog, local] : std::map<std::string, std::string>{{"refserver", options_.programs.refserver},
+                                                                        {"wbload", options_.programs.wbload}}) {
+      std::string remote = dir + "/" + prog;
+      if (ensure_binary(*h->executor, local, remote) && options_.log) {
+        options_.log(fmt::format("uploaded {} to {}:{}", prog, name, remote));
+      }
+      h->programs[prog] = remote;
+    }
+  }
+  hosts_.push_back(std::move(h));
+  return *hosts_.back();
+}
+
+void RealTrialRunner::prepare() {
+  host(testbed_.sut.host);
+  for (const auto& g : testbed_.workload.hosts) host(g);
+}
+
+std::map<std::string, std::string> RealTrialRunner::values_for(Host& h, const Sample& sample) {
+  return template_values(config_, testbed_, sample, h.programs);
+}
+
+void RealTrialRunner::stop_sut() noexcept {
+  if (!sut_) return;
+  try {
+    sut_->stop();
+  } catch (...) {  // stopping is best effort here; the process group is gone or unreachable
+  }
+  sut_.reset();
+  sut_sample_.reset();
+}
+
+void RealTrialRunner::start_sut(const Sample& sample) {
+  stop_sut();
+  Host& h = host(testbed_.sut.host);
+  auto values = values_for(h, sample);
+  for (const auto& t : testbed_.sut.setup) {
+    CommandResult r = h.executor->run(CommandSpec{expand_command_template(t, values), {}, {}, 120s});
+    if (!r.ok()) {
+      throw Error(fmt::format("SUT setup on {} failed (exit {}): {}: {}", h.config->name, r.exit_status,
+                              shell_join(expand_command_template(t, values)), tail(r.err)));
+    }
+  }
+  CommandSpec spec{expand_command_template(testbed_.sut.start, values), {}, {}, 0ms};
+  if (options_.log) options_.log(fmt::format("starting SUT for {}: {}", sample.key(), shell_join(spec.argv)));
+  sut_ = h.executor->start(spec);
+  try {
+    wait_ready(h);
+  } catch (...) {
+    stop_sut();
+    throw;
+  }
+  sut_sample_ = sample;
+  if (testbed_.sut.settle_s > 0) std::this_thread::sleep_for(ms(testbed_.sut.settle_s));
+}
+
+void RealTrialRunner::wait_ready(Host& h) {
+  const SutConfig& s = testbed_.sut;
+  auto deadline = Clock::now() + ms(s.ready_timeout_s);
+  if (s.ready == "line") {
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left <= 0ms) break;
+      std::optional<std::string> line;
+      try {
+        line = sut_->read_line(left);
+      } catch (const Error&) {
+        break;  // no line in time
+      }
+      if (!line) {
+        auto r = sut_->wait(1s);
+        throw Error(fmt::format("SUT on {} exited before it was ready (exit {}): {}", h.config->name,
+                                r ? r->exit_status : -1, r ? tail(r->err) : ""));
+      }
+      if (line->rfind("ready", 0) == 0) return;
+    }
+  } else {
+    while (Clock::now() < deadline) {
+      if (tcp_accepts(s.address, s.port)) return;
+      if (auto r = sut_->wait(100ms)) {
+        throw Error(fmt::format("SUT on {} exited before it accepted connections (exit {}): {}", h.config->name,
+                                r->exit_status, tail(r->err)));
+      }
+    }
+  }
+  throw Error(fmt::format("SUT on {} was not ready within {:g} s ({}): {}", h.config->name, s.ready_timeout_s,
+                          s.ready == "line" ? "no line starting with 'ready' on stdout"
+                                            : fmt::format("nothing accepted {}:{}", s.address, s.port),
+                          sut_->describe()));
+}
+
+std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sample, double rate, double runlength_s,
+                                                      std::uint64_t trial_index, std::size_t generator_index) {
+  const WorkloadConfig& w = testbed_.workload;
+  auto values = values_for(h, sample);
+  auto one = [&](const std::string& t) {
+    auto words = expand_command_template(t, values);
+    if (words.size() != 1) throw InputError(fmt::format("[workload] '{}' must expand to one word", t));
+    return words.front();
+  };
+  std::vector<std::string> argv{h.programs.at("wbload"),
+                                "--protocol", w.protocol,
+                                "--target", one(w.target),
+                                "--rate", fmt::format("{:.6f}", rate),
+                                "--duration", fmt::format("{:g}", runlength_s),
+                                "--warmup", fmt::format("{:g}", w.warmup_s),
+                                "--connections", std::to_string(w.connections),
+                                "--threads", std::to_string(w.threads),
+                                "--arrivals", w.arrivals,
+                                "--timeout", fmt::format("{:g}", w.timeout_s),
+                                "--seed", std::to_string(options_.seed * 1000003 + trial_index * 101 + generator_index),
+                                "--json"};
+  if (!w.mix.empty()) {
+    std::string local = one(w.mix);
+    std::string path = local;
+    if (!h.config->local) {
+      auto it = h.uploaded.find(local);
+      if (it == h.uploaded.end()) {
+        std::string remote = h.config->workdir + "/" + fs::path(local).filename().string();
+        h.executor->upload(local, remote, 0644);
+        it = h.uploaded.emplace(local, remote).first;
+      }
+      path = it->second;
+    }
+    argv.insert(argv.end(), {"--mix", path});
+  }
+  for (const auto& a : w.args) {
+    for (auto& word : expand_command_template(a, values)) argv.push_back(word);
+  }
+  return argv;
+}
+
+TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) {
+  auto started = Clock::now();
+  if (testbed_.sut.restart == Restart::kPerTrial || !sut_ || sut_sample_ != sample) start_sut(sample);
+
+  const WorkloadConfig& w = testbed_.workload;
+  double share = rate / static_cast<double>(w.hosts.size());
+  struct Running {
+    Host* host;
+    std::unique_ptr<Process> process;
+    std::optional<CommandResult> result;
+  };
+  std::vector<Running> gens;
+  auto stop_all = [&]() noexcept {
+    for (auto& g : gens) {
+      if (g.process && !g.result) {
+        try {
+          g.process->stop();
+        } catch (...) {  // best effort while failing
+        }
+      }
+    }
+  };
+  double limit_s = w.warmup_s + runlength_s + w.timeout_s + 30;
+  try {
+    for (std::size_t i = 0; i < w.hosts.size(); ++i) {
+      Host& h = host(w.hosts[i]);
+      CommandSpec spec{wbload_argv(h, sample, share, runlength_s, trial_index, i), {}, {}, ms(limit_s)};
+      gens.push_back(Running{&h, h.executor->start(spec), std::nullopt});
+    }
+    for (;;) {
+      bool all = true;
+      for (auto& g : gens) {
+        if (!g.result) g.result = g.process->wait(100ms);
+        all = all && g.result.has_value();
+      }
+      if (all) break;
+      if (options_.interrupted && options_.interrupted()) {
+        stop_all();
+        stop_sut();
+        throw Interrupted();
+      }
+    }
+  } catch (const Interrupted&) {
+    throw;
+  } catch (...) {
+    stop_all();
+    stop_sut();
+    throw;
+  }
+
+  std::vector<LoadResult> parts;
+  for (auto& g : gens) {
+    const CommandResult& r = *g.result;
+    std::string where = g.host->config->name;
+    if (r.timed_out) {
+      stop_sut();
+      throw Error(fmt::format("wbload on {} did not finish within {:g} s", where, limit_s));
+    }
+    if (!r.ok()) {
+      stop_sut();
+      throw Error(fmt::format("wbload on {} failed (exit {}{}): {}", where, r.exit_status,
+                              r.exit_signal ? ", signal " + *r.exit_signal : "", tail(r.err)));
+    }
+    try {
+      parts.push_back(parse_result(r.out));
+    } catch (const std::exception& e) {
+      stop_sut();
+      throw Error(fmt::format("wbload on {} printed an unreadable result: {} (output: {})", where, e.what(),
+                              tail(r.out, 120)));
+    }
+  }
+  if (auto dead = sut_->wait(0ms)) {
+    std::string why = tail(dead->err);
+    sut_.reset();
+    sut_sample_.reset();
+    throw Error(fmt::format("the SUT exited during the trial (exit {}): {}", dead->exit_status, why));
+  }
+  LoadResult m = merge_results(parts);
+
+  TrialResult t;
+  t.offered_rate = rate;
+  t.achieved_rate = m.achieved_rate;
+  t.runlength_s = runlength_s;
+  t.completed = m.completed;
+  t.errors = m.error_total() + m.timeouts;
+  t.sent = t.completed + t.errors;  // the offered count: every intended request is one of these
+  const LatencyHistogram& hist = m.histogram;
+  t.mean_ms = hist.mean_ns() / 1e6;
+  t.p50_ms = static_cast<double>(hist.percentile_ns(50)) / 1e6;
+  t.p90_ms = static_cast<double>(hist.percentile_ns(90)) / 1e6;
+  t.p95_ms = static_cast<double>(hist.percentile_ns(95)) / 1e6;
+  t.p99_ms = static_cast<double>(hist.percentile_ns(99)) / 1e6;
+  t.max_ms = static_cast<double>(hist.max_ns()) / 1e6;
+  t.cost_s = std::chrono::duration<double>(Clock::now() - started).count() + w.overhead_s;
+  if (testbed_.sut.restart == Restart::kPerTrial) stop_sut();
+  return t;
+}
+
+}  // namespace wb

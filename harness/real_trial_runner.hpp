@@ -1,0 +1,73 @@
+#pragma once
+// The TrialRunner of real testbeds: configures and starts the SUT for a sample from [sut], runs
+// wbload on every generator host in parallel with its share of λ, merges their histograms
+// exactly and returns one TrialResult.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/config.hpp"
+#include "core/trial.hpp"
+#include "harness/executor.hpp"
+#include "harness/testbed_config.hpp"
+
+namespace wb {
+
+// Where the programs workbench ships to hosts are on this machine.
+struct ProgramPaths {
+  std::string wbload;
+  std::string refserver;
+};
+
+// Finds wbload and refserver next to the running workbench (its build tree or install
+// directory), or in $WB_BIN_DIR. Throws Error naming what is missing.
+ProgramPaths locate_programs();
+
+struct RealRunnerOptions {
+  ProgramPaths programs;
+  std::uint64_t seed = 1;                    // wbload --seed base (arrival streams)
+  std::function<bool()> interrupted;         // polled while a trial runs; true => stop, throw Interrupted
+  std::function<void(const std::string&)> log;  // progress lines (may be empty)
+};
+
+// Makes the executor for one host: local or SSH. Throws Error (host key, auth, unreachable).
+std::unique_ptr<Executor> connect_host(const HostConfig& host);
+
+// Runs trials on the hosts of a real testbed.
+//
+// Lifecycle: the SUT is (re)started when the sample changes (restart = "per-sample") or before
+// every trial ("per-trial"), after the [sut] setup commands; it is stopped (its whole process
+// group) when the runner is destroyed, when a trial fails, and on interrupt. Every command is
+// built from templates with each substitution a single literal word (no injection).
+// Not thread-safe: one search at a time. Throws Error when a trial cannot run (SUT never ready,
+// generator failed or printed garbage, connection lost); Interrupted when options.interrupted().
+class RealTrialRunner final : public TrialRunner {
+ public:
+  RealTrialRunner(const Config& config, TestbedConfig testbed, RealRunnerOptions options);
+  ~RealTrialRunner() override;
+
+  TrialResult run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) override;
+
+  // Connects every host and makes sure each has current copies of wbload and refserver.
+  void prepare();
+  // Stops the SUT if it runs. Safe to call repeatedly.
+  void stop_sut() noexcept;
+
+ private:
+  struct Host;
+  Host& host(const std::string& name);
+  void start_sut(const Sample& sample);
+  void wait_ready(Host& sut_host);
+  std::map<std::string, std::string> values_for(Host& h, const Sample& sample);
+  std::vector<std::string> wbload_argv(Host& h, const Sample& sample, double rate, double runlength_s,
+                                       std::uint64_t trial_index, std::size_t generator_index);
+
+  const Config& config_;
+  TestbedConfig testbed_;
+  RealRunnerOptions options_;
+  std::vector<std::unique_ptr<Host>> hosts_;
+  std::unique_ptr<Process> sut_;
+  std::optional<Sample> sut_sample_;
+};
+
+}  // namespace wb

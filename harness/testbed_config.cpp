@@ -1,0 +1,158 @@
+#include "harness/testbed_config.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/config_section.hpp"
+#include "core/error.hpp"
+#include "harness/shell_quote.hpp"
+
+namespace wb {
+
+namespace {
+
+const char* const kBuiltins[] = {"refserver", "wbload", "port", "sut_address", "source", "config_dir"};
+
+// Expands `text` with every known name bound, so a typo in a placeholder fails at load time.
+void check_template(ConfigSection& s, const std::string& key, const std::string& text, const Config& config) {
+  std::map<std::string, std::string> values;
+  for (const auto& f : config.factors()) values[f.name] = f.levels.front();
+  for (const char* b : kBuiltins) values[b] = "x";
+  try {
+    (void)expand_command_template(text, values);
+  } catch (const InputError& e) {
+    s.fail(key, e.what());
+  }
+}
+
+HostConfig parse_host(ConfigSection& h) {
+  HostConfig c;
+  c.name = h.string("name");
+  std::string address = h.string_or("address", "local");
+  c.local = address == "local";
+  c.address = c.local ? "" : address;
+  c.port = static_cast<int>(h.integer_or("port", 22));
+  if (c.port < 1 || c.port > 65535) h.fail("port", "must be a TCP port (1-65535)");
+  c.user = h.string_or("user", "");
+  c.identity = h.string_or("identity", "");
+  c.known_hosts = h.string_or("known_hosts", "");
+  std::string key = h.string_or("host_key", "strict");
+  if (key != "strict" && key != "accept-new") h.fail("host_key", "must be \"strict\" or \"accept-new\"");
+  c.accept_new = key == "accept-new";
+  c.workdir = h.string_or("workdir", c.workdir);
+  if (c.local && (h.has("user") || h.has("identity") || h.has("known_hosts"))) {
+    h.fail_here("ssh settings need an address (this host is local)");
+  }
+  h.finish();
+  return c;
+}
+
+}  // namespace
+
+const HostConfig& TestbedConfig::host(const std::string& name) const {
+  for (const auto& h : hosts) {
+    if (h.name == name) return h;
+  }
+  throw Error("no host named " + name);
+}
+
+bool has_real_testbed(const Config& config) { return config.root().contains("sut"); }
+
+TestbedConfig parse_testbed(const Config& config) {
+  TestbedConfig tb;
+  ConfigSection root(config.root(), config.file(), "");
+  for (auto& h : root.table_array("hosts")) {
+    HostConfig host = parse_host(h);
+    for (const auto& o : tb.hosts) {
+      if (o.name == host.name) h.fail("name", fmt::format("host '{}' is declared twice", host.name));
+    }
+    tb.hosts.push_back(host);
+  }
+  if (tb.hosts.empty()) {
+    HostConfig local;
+    local.name = "local";
+    tb.hosts.push_back(local);
+  }
+  auto known_host = [&](ConfigSection& s, const std::string& key, const std::string& name) {
+    for (const auto& h : tb.hosts) {
+      if (h.name == name) return;
+    }
+    s.fail(key, fmt::format("'{}' is not a [[hosts]] name", name));
+  };
+
+  auto sut = root.table("sut");
+  if (!sut) root.fail_here("missing [sut] section");
+  SutConfig& s = tb.sut;
+  s.host = sut->string_or("host", tb.hosts.front().name);
+  known_host(*sut, "host", s.host);
+  s.start = sut->string("start");
+  check_template(*sut, "start", s.start, config);
+  if (sut->has("setup")) {
+    s.setup = sut->string_array("setup");
+    for (const auto& t : s.setup) check_template(*sut, "setup", t, config);
+  }
+  s.ready = sut->string_or("ready", s.ready);
+  if (s.ready != "line" && s.ready != "tcp") sut->fail("ready", "must be \"line\" (a stdout line starting with ready) or \"tcp\"");
+  s.ready_timeout_s = sut->number_or("ready_timeout_s", s.ready_timeout_s);
+  if (!(s.ready_timeout_s > 0)) sut->fail("ready_timeout_s", "must be positive");
+  s.port = static_cast<int>(sut->integer_or("port", s.port));
+  if (s.port < 1 || s.port > 65535) sut->fail("port", "must be a TCP port (1-65535)");
+  s.address = sut->string_or("address", s.address);
+  std::string restart = sut->string_or("restart", "per-sample");
+  if (restart == "per-sample") s.restart = Restart::kPerSample;
+  else if (restart == "per-trial") s.restart = Restart::kPerTrial;
+  else sut->fail("restart", "must be \"per-sample\" or \"per-trial\"");
+  s.settle_s = sut->number_or("settle_s", 0);
+  if (s.settle_s < 0) sut->fail("settle_s", "must not be negative");
+  sut->finish();
+
+  WorkloadConfig& w = tb.workload;
+  auto wl = root.table("workload");
+  if (!wl) root.fail_here("missing [workload] section (the load generator's settings)");
+  std::string generator = wl->string_or("generator", "wbload");
+  if (generator != "wbload") wl->fail("generator", "only \"wbload\" is supported");
+  w.hosts = wl->has("hosts") ? wl->string_array("hosts") : std::vector<std::string>{tb.hosts.front().name};
+  if (w.hosts.empty()) wl->fail("hosts", "needs at least one generator host");
+  for (const auto& h : w.hosts) known_host(*wl, "hosts", h);
+  w.protocol = wl->string_or("protocol", w.protocol);
+  if (w.protocol != "rpc" && w.protocol != "http" && w.protocol != "redis" && w.protocol != "memcached") {
+    wl->fail("protocol", "must be rpc, http, redis or memcached");
+  }
+  w.target = wl->string_or("target", w.target);
+  check_template(*wl, "target", w.target, config);
+  w.mix = wl->string_or("mix", "");
+  if (!w.mix.empty()) check_template(*wl, "mix", w.mix, config);
+  w.connections = static_cast<int>(wl->integer_or("connections", w.connections));
+  if (w.connections < 1) wl->fail("connections", "must be at least 1");
+  w.threads = static_cast<int>(wl->integer_or("threads", w.threads));
+  if (w.threads < 1) wl->fail("threads", "must be at least 1");
+  w.arrivals = wl->string_or("arrivals", w.arrivals);
+  if (w.arrivals != "poisson" && w.arrivals != "constant") wl->fail("arrivals", "must be poisson or constant");
+  w.warmup_s = wl->number_or("warmup_s", w.warmup_s);
+  if (w.warmup_s < 0) wl->fail("warmup_s", "must not be negative");
+  w.timeout_s = wl->number_or("timeout_s", w.timeout_s);
+  if (!(w.timeout_s > 0)) wl->fail("timeout_s", "must be positive");
+  if (wl->has("args")) {
+    w.args = wl->string_array("args");
+    for (const auto& a : w.args) check_template(*wl, "args", a, config);
+  }
+  w.overhead_s = wl->number_or("overhead_s", 0);
+  wl->finish();
+  return tb;
+}
+
+std::map<std::string, std::string> template_values(const Config& config, const TestbedConfig& tb,
+                                                   const Sample& sample,
+                                                   const std::map<std::string, std::string>& programs) {
+  std::map<std::string, std::string> v(sample.values().begin(), sample.values().end());
+  for (const auto& [k, p] : programs) v[k] = p;
+  v["port"] = std::to_string(tb.sut.port);
+  v["sut_address"] = tb.sut.address;
+  std::filesystem::path dir = std::filesystem::absolute(config.file()).parent_path();
+  v["config_dir"] = dir.string();
+  v["source"] = dir.parent_path().string();
+  return v;
+}
+
+}  // namespace wb
