@@ -93,21 +93,23 @@ TEST_CASE("refserver stats: spin mode burns the CPU time, sleep mode does not; m
 
 TEST_CASE("refserver: with 1 thread the second request's thread-queue wait is the first's service",
           "[sut][stages]") {
-  TestServer server(det("1", "2", "0", "50"));
+  TestServer server(det("1", "2", "0", "200"));
   RpcClient c(server.port());
   c.send_batch({{Op::kRead, 0, 10, 1}, {Op::kRead, 0, 10, 2}});
   REQUIRE(c.receive().status == Status::kOk);
   REQUIRE(c.receive().status == Status::kOk);
   const nlohmann::json s = c.stats();
   const double max_wait = stage(s, "read", "thread_queue", "max_ms");
-  CHECK(max_wait >= 48.0 - kEps);  // the other's disk time, less the hand-off skew
-  CHECK(max_wait < 80.0);
+  // The other's disk time, less the skew between the two arrivals (both frames come in one
+  // segment, but the io thread may be preempted between them on a loaded host).
+  CHECK(max_wait >= 185.0 - kEps);
+  CHECK(max_wait <= 200.0 + kEps);
   CHECK(stage(s, "read", "disk_queue", "max_ms") < 2.0);  // two disks, one thread: no disk queue
 }
 
 TEST_CASE("refserver: one disk serializes disk operations, two disks overlap them", "[sut][stages]") {
   const int disks = GENERATE(1, 2);
-  TestServer server(det("4", std::to_string(disks), "0", "60"));
+  TestServer server(det("4", std::to_string(disks), "0", "200"));
   RpcClient a(server.port());
   const auto t0 = Clock::now();
   a.send_batch({{Op::kRead, 0, 10, 1}, {Op::kWrite, 0, 10, 2}});
@@ -117,11 +119,12 @@ TEST_CASE("refserver: one disk serializes disk operations, two disks overlap the
   const nlohmann::json s = a.stats();
   const double queued = std::max(stage(s, "read", "disk_queue", "max_ms"), stage(s, "write", "disk_queue", "max_ms"));
   if (disks == 1) {
-    CHECK(elapsed >= 120.0 - kEps);
-    CHECK(queued >= 55.0 - kEps);
+    CHECK(elapsed >= 385.0 - kEps);
+    CHECK(queued >= 185.0 - kEps);  // less the arrival skew
+    CHECK(queued <= 200.0 + kEps);
   } else {
-    CHECK(elapsed < 110.0);
-    CHECK(queued < 5.0);
+    CHECK(elapsed < 350.0);
+    CHECK(queued == 0.0);
   }
 }
 
@@ -138,7 +141,9 @@ TEST_CASE("refserver: --threads bounds the requests in service; the rest wait in
   CHECK(now.at("disk_queue_length") == 0);
   for (int i = 0; i < 6; ++i) REQUIRE(c.receive().status == Status::kOk);
   const nlohmann::json s = observer.stats();
-  CHECK(stage(s, "read", "thread_queue", "max_ms") >= 790.0 - kEps);  // the last pair waited two rounds
+  // The last pair waited two rounds, less the arrival skew.
+  CHECK(stage(s, "read", "thread_queue", "max_ms") >= 770.0 - kEps);
+  CHECK(stage(s, "read", "thread_queue", "max_ms") <= 800.0 + kEps);
 }
 
 TEST_CASE("refserver: sequential disk operations cost --seq-factor of a random one", "[sut][stages]") {
