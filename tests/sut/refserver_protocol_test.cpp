@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <set>
+#include <thread>
 
 #include "refserver_fixture.hpp"
 
@@ -237,4 +238,31 @@ TEST_CASE("refserver with an explicit port prints ready <port>", "[sut][refserve
   CHECK(*line == "ready " + std::to_string(port));
   RpcClient c(port);
   CHECK(c.call(Op::kNoop, 0, 3).id == 3);
+}
+
+TEST_CASE("refserver survives clients that close with replies in flight, then exits 0", "[sut][refserver]") {
+  TestServer server({"--threads", "4", "--disks", "2", "--cpu-ms", "0.5", "--disk-ms", "2", "--cpu-mode",
+                     "sleep"});
+  for (int k = 0; k < 40; ++k) {
+    RpcClient c(server.port());
+    std::vector<wb::rpc::Request> batch;
+    for (std::uint64_t id = 0; id < 20; ++id)
+      batch.push_back({id % 3 == 0 ? Op::kRead : id % 3 == 1 ? Op::kWrite : Op::kMetadata, 0,
+                       static_cast<std::uint32_t>(200000 * (id % 3 == 0)), id});
+    c.send_batch(batch);
+    if (k % 2) c.receive();  // half of them read one reply first
+  }  // every client closes here, most replies still owed
+  RpcClient c(server.port());
+  CHECK(c.call(Op::kRead, 5000, 1).data.size() == 5000);
+  // The server finishes the owed work even though nobody reads the replies; each is counted once.
+  const auto served = [&] {
+    const nlohmann::json ops = c.stats().at("ops");
+    return ops.at("read").at("count").get<int>() + ops.at("write").at("count").get<int>() +
+           ops.at("metadata").at("count").get<int>();
+  };
+  for (int i = 0; i < 250 && served() < 40 * 20 + 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(served() == 40 * 20 + 1);
+  server.process().send_signal(SIGTERM);
+  CHECK(server.process().wait_exit(std::chrono::seconds(5)) == 0);
+  CHECK(server.process().drain_stderr().empty());
 }
