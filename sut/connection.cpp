@@ -1,5 +1,7 @@
 #include "sut/connection.hpp"
 
+#include <algorithm>
+
 namespace wb::sut {
 namespace asio = boost::asio;
 

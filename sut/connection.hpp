@@ -59,9 +59,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::ip::tcp::socket socket_;
   FrameHandler& handler_;
   std::array<std::uint8_t, rpc::kLengthSize> length_{};  // strand only
-  std::vector<std::uint8_t> body_;                        // strand only
-  std::deque<Outgoing> out_;                              // strand only; front is being written
-  std::vector<boost::asio::const_buffer> gather_;         // strand only; buffers of out_.front()
+  std::vector<std::uint8_t> body_;                       // strand only
+  std::deque<Outgoing> out_;                             // strand only; front is being written
+  std::vector<boost::asio::const_buffer> gather_;        // strand only; buffers of out_.front()
 };
 
 }  // namespace wb::sut

@@ -54,9 +54,9 @@ class DiskPool {
   const int disks_;
   mutable std::mutex mu_;
   std::vector<Clock::time_point> free_at_;  // guarded by mu_
-  std::deque<int> free_;          // guarded by mu_: idle disks, longest idle first
-  std::deque<Waiter*> waiters_;   // guarded by mu_: FIFO; each points into a waiting caller's frame
-  bool stopped_ = false;          // guarded by mu_
+  std::deque<int> free_;                    // guarded by mu_: idle disks, longest idle first
+  std::deque<Waiter*> waiters_;             // guarded by mu_: FIFO; each points into a waiting caller's frame
+  bool stopped_ = false;                    // guarded by mu_
 };
 
 }  // namespace wb::sut

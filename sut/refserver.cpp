@@ -115,10 +115,8 @@ void Refserver::on_request(const std::shared_ptr<Connection>& conn, const rpc::R
     case rpc::Op::kRead:
     case rpc::Op::kWrite:
     case rpc::Op::kMetadata:
-    case rpc::Op::kStats:
-      break;
-    default:
-      return bad("unknown op " + std::to_string(static_cast<int>(req.op)));
+    case rpc::Op::kStats: break;
+    default: return bad("unknown op " + std::to_string(static_cast<int>(req.op)));
   }
   if (body_size != expected)
     return bad("frame length " + std::to_string(body_size) + " does not match op and size (expected " +

@@ -14,6 +14,7 @@
 // answered with Status::kBadRequest and a one-line message.
 // Failure: the constructor throws wb::InputError for a bad --bind address and wb::Error when it
 // cannot listen (port in use).
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>

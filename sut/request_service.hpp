@@ -81,8 +81,8 @@ class RequestService {
   DiskPool& disks_;
   StopFlag& stop_;
   const Clock::time_point start_ = Clock::now();
-  std::mutex serialize_mu_;            // the --serialize-above global lock
-  Clock::time_point lock_free_at_{};   // guarded by serialize_mu_: emulated end of the last holder
+  std::mutex serialize_mu_;           // the --serialize-above global lock
+  Clock::time_point lock_free_at_{};  // guarded by serialize_mu_: emulated end of the last holder
   std::atomic<int> busy_{0};
   std::atomic<std::uint64_t> files_{0};
 };

@@ -23,7 +23,8 @@ void add_server_options(CLI::App& app, ServerOptions& out, RawOptions& raw) {
   app.add_option("--threads", out.threads, "worker threads N (>= 1)")->required();
   app.add_option("--disks", out.disks, "emulated disks D (>= 1)")->required();
   app.add_option("--io-threads", out.io_threads, "Asio threads for connections (default 1)");
-  app.add_option("--cpu-ms", out.cpu.mean_ms, "mean CPU service per read/write/metadata request, ms (default 1)");
+  app.add_option("--cpu-ms", out.cpu.mean_ms,
+                 "mean CPU service per read/write/metadata request, ms (default 1)");
   app.add_option("--cpu-dist", raw.cpu_dist,
                  "CPU service distribution: exponential|lognormal|deterministic (default exponential)");
   app.add_option("--cpu-cv", out.cpu.cv, "coefficient of variation of a lognormal CPU time (default 1)");
@@ -36,7 +37,8 @@ void add_server_options(CLI::App& app, ServerOptions& out, RawOptions& raw) {
   app.add_option("--seq-factor", out.seq_factor,
                  "sequential ops (flag bit 0) have mean disk-ms * this (default 0.3)");
   app.add_option("--seed", raw.seed, "seed of the service-time streams (default: random)");
-  app.add_option("--slow-disk", raw.slow_disks, "fault: I:F makes disk I (0-based) F times slower; repeatable");
+  app.add_option("--slow-disk", raw.slow_disks,
+                 "fault: I:F makes disk I (0-based) F times slower; repeatable");
   app.add_option("--serialize-above", out.serialize_above,
                  "fault: a request that starts while more than N threads are busy runs under one "
                  "global lock");
@@ -91,7 +93,8 @@ void finish_options(ServerOptions& out, const RawOptions& raw) {
     } catch (const std::exception&) {
       used = 0;
     }
-    require(used == raw.seed.size() && raw.seed[0] != '-', "--seed: '" + raw.seed + "' is not an unsigned integer");
+    require(used == raw.seed.size() && raw.seed[0] != '-',
+            "--seed: '" + raw.seed + "' is not an unsigned integer");
     out.seed = v;
   }
   require(out.port >= 0 && out.port <= 65535, "--port: must be in 0..65535");

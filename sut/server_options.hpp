@@ -21,15 +21,15 @@ namespace wb::sut {
 enum class CpuMode { kSpin, kSleep };
 
 struct SlowDisk {
-  int index = 0;       // which disk, 0-based
-  double factor = 1.0; // its service times are multiplied by this
+  int index = 0;        // which disk, 0-based
+  double factor = 1.0;  // its service times are multiplied by this
 };
 
 struct ServerOptions {
   std::string bind = "0.0.0.0";
-  int port = -1;     // 0 = let the kernel pick; required
-  int threads = 0;   // worker threads N, required, >= 1
-  int disks = 0;     // emulated disks D, required, >= 1
+  int port = -1;    // 0 = let the kernel pick; required
+  int threads = 0;  // worker threads N, required, >= 1
+  int disks = 0;    // emulated disks D, required, >= 1
   int io_threads = 1;
 
   ServiceTime cpu{Distribution::kExponential, 1.0, 1.0};
@@ -40,9 +40,9 @@ struct ServerOptions {
 
   // Fault flags (all off by default).
   std::vector<SlowDisk> slow_disks;
-  int serialize_above = 0;       // 0 = off; else a global lock when more than this many are busy
-  double create_cost_ms = 0.0;   // extra CPU ms per 1000 files created so far, per write
-  double stall_every_s = 0.0;    // 0 = off
+  int serialize_above = 0;      // 0 = off; else a global lock when more than this many are busy
+  double create_cost_ms = 0.0;  // extra CPU ms per 1000 files created so far, per write
+  double stall_every_s = 0.0;   // 0 = off
   double stall_for_s = 0.0;
 
   // Multiplier of disk `index`'s service time (1 unless a --slow-disk names it).

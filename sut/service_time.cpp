@@ -45,10 +45,8 @@ double SplitMix64::uniform() noexcept {
 double draw_ms(const ServiceTime& t, SplitMix64& rng) noexcept {
   if (t.mean_ms <= 0.0) return 0.0;
   switch (t.dist) {
-    case Distribution::kDeterministic:
-      return t.mean_ms;
-    case Distribution::kExponential:
-      return -t.mean_ms * std::log(rng.uniform());
+    case Distribution::kDeterministic: return t.mean_ms;
+    case Distribution::kExponential: return -t.mean_ms * std::log(rng.uniform());
     case Distribution::kLognormal: {
       // For mean m and cv c: sigma^2 = ln(1 + c^2), mu = ln(m) - sigma^2 / 2.
       const double sigma2 = std::log1p(t.cv * t.cv);

@@ -88,11 +88,11 @@ class StageStats {
 
   const Clock::time_point start_ = Clock::now();
   mutable std::mutex mu_;
-  Clock::time_point interval_start_ = start_;     // guarded by mu_
-  std::array<OpTotals, 4> ops_{};                 // guarded by mu_; indexed by rpc::Op (kNoop..kMetadata)
-  std::vector<DiskTotals> disks_;                 // guarded by mu_
-  std::uint64_t bad_requests_ = 0;                // guarded by mu_
-  std::uint64_t stats_requests_ = 0;              // guarded by mu_
+  Clock::time_point interval_start_ = start_;  // guarded by mu_
+  std::array<OpTotals, 4> ops_{};              // guarded by mu_; indexed by rpc::Op (kNoop..kMetadata)
+  std::vector<DiskTotals> disks_;              // guarded by mu_
+  std::uint64_t bad_requests_ = 0;             // guarded by mu_
+  std::uint64_t stats_requests_ = 0;           // guarded by mu_
 };
 
 }  // namespace wb::sut

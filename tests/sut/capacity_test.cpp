@@ -21,7 +21,8 @@ TEST_CASE("capacity_bound: thread-bound when threads are few", "[sut][capacity][
   CHECK(b.bottleneck == Bottleneck::kThreads);
 }
 
-TEST_CASE("capacity_bound: disks bind once threads suffice; p scales the disk demand", "[sut][capacity][unit]") {
+TEST_CASE("capacity_bound: disks bind once threads suffice; p scales the disk demand",
+          "[sut][capacity][unit]") {
   CapacityInput in;
   in.threads = 8;
   in.disks = 1;

@@ -82,8 +82,8 @@ std::optional<std::string> ChildProcess::read_stdout_line(std::chrono::milliseco
       out_buf_.erase(0, nl + 1);
       return line;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     pollfd p{out_fd_, POLLIN, 0};
     const int r = ::poll(&p, 1, static_cast<int>(left.count()));

@@ -31,10 +31,40 @@ TEST_CASE("server options: defaults and every flag", "[sut][unit]") {
   CHECK_FALSE(o.seed.has_value());
   CHECK(o.disk_factor(1) == 1.0);
 
-  o = parse({"--port", "9", "--threads", "1", "--disks", "4", "--cpu-ms", "2.5", "--cpu-dist", "lognormal",
-             "--cpu-cv", "0.7", "--cpu-mode", "sleep", "--disk-ms", "8", "--disk-dist", "deterministic",
-             "--seq-factor", "0.5", "--seed", "0x10", "--slow-disk", "3:2.5", "--slow-disk", "1:3",
-             "--serialize-above", "2", "--create-cost-ms", "4", "--stall-every", "10", "--stall-for", "0.5"});
+  o = parse({"--port",
+             "9",
+             "--threads",
+             "1",
+             "--disks",
+             "4",
+             "--cpu-ms",
+             "2.5",
+             "--cpu-dist",
+             "lognormal",
+             "--cpu-cv",
+             "0.7",
+             "--cpu-mode",
+             "sleep",
+             "--disk-ms",
+             "8",
+             "--disk-dist",
+             "deterministic",
+             "--seq-factor",
+             "0.5",
+             "--seed",
+             "0x10",
+             "--slow-disk",
+             "3:2.5",
+             "--slow-disk",
+             "1:3",
+             "--serialize-above",
+             "2",
+             "--create-cost-ms",
+             "4",
+             "--stall-every",
+             "10",
+             "--stall-for",
+             "0.5"});
   CHECK(o.port == 9);
   CHECK(o.cpu.dist == Distribution::kLognormal);
   CHECK(o.cpu.cv == 0.7);

@@ -59,15 +59,16 @@ double closed_loop_throughput(int port, int clients, double disk_share, std::chr
 
 }  // namespace
 
-TEST_CASE("refserver saturates at sut/capacity.hpp's bound (closed loop, cpu-mode sleep)", "[sut][capacity]") {
+TEST_CASE("refserver saturates at sut/capacity.hpp's bound (closed loop, cpu-mode sleep)",
+          "[sut][capacity]") {
   struct Setting {
     int threads, disks;
     double cpu_ms, disk_ms, disk_share;
     wb::sut::Bottleneck expect;
   };
-  const Setting st = GENERATE(Setting{4, 8, 4, 16, 1.0, wb::sut::Bottleneck::kThreads},   // N <= D
-                              Setting{16, 2, 2, 10, 1.0, wb::sut::Bottleneck::kDisks},    // disks busy
-                              Setting{8, 1, 4, 10, 0.5, wb::sut::Bottleneck::kDisks});    // mixed ops
+  const Setting st = GENERATE(Setting{4, 8, 4, 16, 1.0, wb::sut::Bottleneck::kThreads},  // N <= D
+                              Setting{16, 2, 2, 10, 1.0, wb::sut::Bottleneck::kDisks},   // disks busy
+                              Setting{8, 1, 4, 10, 0.5, wb::sut::Bottleneck::kDisks});   // mixed ops
   wb::sut::CapacityInput in;
   in.threads = st.threads;
   in.disks = st.disks;
@@ -81,8 +82,8 @@ TEST_CASE("refserver saturates at sut/capacity.hpp's bound (closed loop, cpu-mod
                      std::to_string(st.cpu_ms), "--cpu-dist", "deterministic", "--disk-ms",
                      std::to_string(st.disk_ms), "--disk-dist", "deterministic", "--cpu-mode", "sleep"});
   const int clients = 2 * st.threads + 8;
-  const double x = closed_loop_throughput(server.port(), clients, st.disk_share, std::chrono::milliseconds(300),
-                                          std::chrono::milliseconds(2000));
+  const double x = closed_loop_throughput(server.port(), clients, st.disk_share,
+                                          std::chrono::milliseconds(300), std::chrono::milliseconds(2000));
   INFO("threads " << st.threads << " disks " << st.disks << ": measured " << x << "/s, bound "
                   << bound.lambda_max << "/s");
   CHECK(x >= 0.85 * bound.lambda_max);
@@ -94,8 +95,8 @@ TEST_CASE("refserver's peak has the shape of [003 Fig. 2]: disks help only with 
   // cpu 2 ms, disk 10 ms, reads only: one thread is bound at 1/12 ms whatever the disks; eight
   // threads are bound by the disks (D / 10 ms) until D reaches 8 * 10 / 12.
   const auto peak = [](int threads, int disks) {
-    TestServer server({"--threads", std::to_string(threads), "--disks", std::to_string(disks), "--cpu-ms", "2",
-                       "--cpu-dist", "deterministic", "--disk-ms", "10", "--disk-dist", "deterministic",
+    TestServer server({"--threads", std::to_string(threads), "--disks", std::to_string(disks), "--cpu-ms",
+                       "2", "--cpu-dist", "deterministic", "--disk-ms", "10", "--disk-dist", "deterministic",
                        "--cpu-mode", "sleep"});
     return closed_loop_throughput(server.port(), 2 * threads + 8, 1.0, std::chrono::milliseconds(200),
                                   std::chrono::milliseconds(1000));
@@ -104,8 +105,8 @@ TEST_CASE("refserver's peak has the shape of [003 Fig. 2]: disks help only with 
   const double one_thread_four_disks = peak(1, 4);
   const double eight_threads_one_disk = peak(8, 1);
   const double eight_threads_four_disks = peak(8, 4);
-  INFO("X(1,1)=" << one_thread_one_disk << " X(1,4)=" << one_thread_four_disks << " X(8,1)="
-                 << eight_threads_one_disk << " X(8,4)=" << eight_threads_four_disks);
+  INFO("X(1,1)=" << one_thread_one_disk << " X(1,4)=" << one_thread_four_disks
+                 << " X(8,1)=" << eight_threads_one_disk << " X(8,4)=" << eight_threads_four_disks);
   CHECK(one_thread_four_disks / one_thread_one_disk == Approx(1.0).epsilon(0.1));
   CHECK(eight_threads_four_disks / eight_threads_one_disk == Approx(4.0).epsilon(0.1));
   CHECK(one_thread_one_disk == Approx(1000.0 / 12).epsilon(0.15));

@@ -12,9 +12,10 @@ using wb::rpc::Status;
 constexpr double kEps = 1e-6;
 
 namespace {
-std::vector<std::string> det(std::string threads, std::string disks, std::string cpu_ms, std::string disk_ms) {
-  return {"--threads", threads, "--disks", disks, "--cpu-ms", cpu_ms, "--cpu-dist", "deterministic",
-          "--disk-ms", disk_ms, "--disk-dist", "deterministic", "--cpu-mode", "sleep"};
+std::vector<std::string> det(std::string threads, std::string disks, std::string cpu_ms,
+                             std::string disk_ms) {
+  return {"--threads",     threads,     "--disks", disks,         "--cpu-ms",      cpu_ms,       "--cpu-dist",
+          "deterministic", "--disk-ms", disk_ms,   "--disk-dist", "deterministic", "--cpu-mode", "sleep"};
 }
 }  // namespace
 
@@ -38,7 +39,8 @@ TEST_CASE("refserver --slow-disk I:F makes disk I F times slower, the others unc
   CHECK(slow < 48.0);
 }
 
-TEST_CASE("refserver --serialize-above N serializes requests that start above N busy threads", "[sut][faults]") {
+TEST_CASE("refserver --serialize-above N serializes requests that start above N busy threads",
+          "[sut][faults]") {
   const bool fault = GENERATE(false, true);
   auto args = det("4", "4", "0", "150");
   if (fault) args.insert(args.end(), {"--serialize-above", "1"});

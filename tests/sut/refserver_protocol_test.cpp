@@ -13,8 +13,8 @@ using wb::rpc::Op;
 using wb::rpc::Status;
 
 namespace {
-const std::vector<std::string> kFast{"--threads", "2", "--disks", "1", "--cpu-ms", "0.1", "--disk-ms", "1",
-                                     "--cpu-mode", "sleep"};
+const std::vector<std::string> kFast{"--threads", "2",         "--disks", "1",          "--cpu-ms",
+                                     "0.1",       "--disk-ms", "1",       "--cpu-mode", "sleep"};
 }
 
 TEST_CASE("refserver answers every op with the request's id and the right sizes", "[sut][refserver]") {
@@ -174,21 +174,21 @@ TEST_CASE("refserver exits 0 promptly on SIGTERM and SIGINT, even with requests 
 
 TEST_CASE("refserver rejects bad arguments with exit 2 and one line on stderr", "[sut][refserver][cli]") {
   using V = std::vector<std::string>;
-  const V bad = GENERATE(V{"--port", "0", "--threads", "2"},                       // --disks missing
-                         V{"--port", "0", "--threads", "0", "--disks", "1"},       // threads < 1
-                         V{"--port", "70000", "--threads", "1", "--disks", "1"},   // port range
-                         V{"--port", "0", "--threads", "x", "--disks", "1"},       // not a number
-                         V{"--port", "0", "--threads", "1", "--disks", "1", "--cpu-dist", "pareto"},
-                         V{"--port", "0", "--threads", "1", "--disks", "1", "--cpu-mode", "yield"},
-                         V{"--port", "0", "--threads", "1", "--disks", "2", "--slow-disk", "2:3"},
-                         V{"--port", "0", "--threads", "1", "--disks", "2", "--slow-disk", "1"},
-                         V{"--port", "0", "--threads", "1", "--disks", "1", "--stall-for", "1"},
-                         V{"--port", "0", "--threads", "1", "--disks", "1", "--stall-every", "1",
-                           "--stall-for", "2"},
-                         V{"--port", "0", "--threads", "1", "--disks", "1", "--disk-ms", "-1"},
-                         V{"--port", "0", "--threads", "1", "--disks", "1", "--seed", "-4"},
-                         V{"--port", "0", "--threads", "1", "--disks", "1", "--bind", "nowhere"},
-                         V{"--port", "0", "--threads", "1", "--disks", "1", "--frobnicate"});
+  const V bad =
+      GENERATE(V{"--port", "0", "--threads", "2"},                      // --disks missing
+               V{"--port", "0", "--threads", "0", "--disks", "1"},      // threads < 1
+               V{"--port", "70000", "--threads", "1", "--disks", "1"},  // port range
+               V{"--port", "0", "--threads", "x", "--disks", "1"},      // not a number
+               V{"--port", "0", "--threads", "1", "--disks", "1", "--cpu-dist", "pareto"},
+               V{"--port", "0", "--threads", "1", "--disks", "1", "--cpu-mode", "yield"},
+               V{"--port", "0", "--threads", "1", "--disks", "2", "--slow-disk", "2:3"},
+               V{"--port", "0", "--threads", "1", "--disks", "2", "--slow-disk", "1"},
+               V{"--port", "0", "--threads", "1", "--disks", "1", "--stall-for", "1"},
+               V{"--port", "0", "--threads", "1", "--disks", "1", "--stall-every", "1", "--stall-for", "2"},
+               V{"--port", "0", "--threads", "1", "--disks", "1", "--disk-ms", "-1"},
+               V{"--port", "0", "--threads", "1", "--disks", "1", "--seed", "-4"},
+               V{"--port", "0", "--threads", "1", "--disks", "1", "--bind", "nowhere"},
+               V{"--port", "0", "--threads", "1", "--disks", "1", "--frobnicate"});
   V argv{refserver_path()};
   argv.insert(argv.end(), bad.begin(), bad.end());
   const RunResult r = run_to_exit(argv, std::chrono::seconds(10));
@@ -214,7 +214,8 @@ TEST_CASE("refserver --version and --help", "[sut][refserver][cli]") {
 
 TEST_CASE("refserver on a port in use exits 1", "[sut][refserver][cli]") {
   TestServer first(kFast);
-  std::vector<std::string> argv{refserver_path(), "--port", std::to_string(first.port()), "--bind", "127.0.0.1"};
+  std::vector<std::string> argv{refserver_path(), "--port", std::to_string(first.port()), "--bind",
+                                "127.0.0.1"};
   argv.insert(argv.end(), kFast.begin(), kFast.end());
   const RunResult r = run_to_exit(argv, std::chrono::seconds(10));
   CHECK(r.exit_code == 1);
@@ -241,17 +242,19 @@ TEST_CASE("refserver with an explicit port prints ready <port>", "[sut][refserve
 }
 
 TEST_CASE("refserver survives clients that close with replies in flight, then exits 0", "[sut][refserver]") {
-  TestServer server({"--threads", "4", "--disks", "2", "--cpu-ms", "0.5", "--disk-ms", "2", "--cpu-mode",
-                     "sleep"});
+  TestServer server(
+      {"--threads", "4", "--disks", "2", "--cpu-ms", "0.5", "--disk-ms", "2", "--cpu-mode", "sleep"});
   for (int k = 0; k < 40; ++k) {
     RpcClient c(server.port());
     std::vector<wb::rpc::Request> batch;
     for (std::uint64_t id = 0; id < 20; ++id)
-      batch.push_back({id % 3 == 0 ? Op::kRead : id % 3 == 1 ? Op::kWrite : Op::kMetadata, 0,
-                       static_cast<std::uint32_t>(200000 * (id % 3 == 0)), id});
+      batch.push_back({id % 3 == 0   ? Op::kRead
+                       : id % 3 == 1 ? Op::kWrite
+                                     : Op::kMetadata,
+                       0, static_cast<std::uint32_t>(200000 * (id % 3 == 0)), id});
     c.send_batch(batch);
     if (k % 2) c.receive();  // half of them read one reply first
-  }  // every client closes here, most replies still owed
+  }                          // every client closes here, most replies still owed
   RpcClient c(server.port());
   CHECK(c.call(Op::kRead, 5000, 1).data.size() == 5000);
   // The server finishes the owed work even though nobody reads the replies; each is counted once.
@@ -260,7 +263,8 @@ TEST_CASE("refserver survives clients that close with replies in flight, then ex
     return ops.at("read").at("count").get<int>() + ops.at("write").at("count").get<int>() +
            ops.at("metadata").at("count").get<int>();
   };
-  for (int i = 0; i < 250 && served() < 40 * 20 + 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < 250 && served() < 40 * 20 + 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   CHECK(served() == 40 * 20 + 1);
   server.process().send_signal(SIGTERM);
   CHECK(server.process().wait_exit(std::chrono::seconds(5)) == 0);

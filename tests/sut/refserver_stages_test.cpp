@@ -19,9 +19,10 @@ using wb::rpc::Status;
 constexpr double kEps = 1e-6;
 
 namespace {
-std::vector<std::string> det(std::string threads, std::string disks, std::string cpu_ms, std::string disk_ms) {
-  return {"--threads", threads, "--disks", disks, "--cpu-ms", cpu_ms, "--cpu-dist", "deterministic",
-          "--disk-ms", disk_ms, "--disk-dist", "deterministic", "--cpu-mode", "sleep"};
+std::vector<std::string> det(std::string threads, std::string disks, std::string cpu_ms,
+                             std::string disk_ms) {
+  return {"--threads",     threads,     "--disks", disks,         "--cpu-ms",      cpu_ms,       "--cpu-dist",
+          "deterministic", "--disk-ms", disk_ms,   "--disk-dist", "deterministic", "--cpu-mode", "sleep"};
 }
 }  // namespace
 
@@ -38,8 +39,8 @@ TEST_CASE("refserver stats: deterministic 20 ms disk gives mean disk service of 
   CHECK(stage(s, "read", "thread_queue") < 2.0);
   // residence is real time and the worker sleeps until each emulated deadline, so it covers
   // every emulated stage; lag is the difference.
-  const double emulated = stage(s, "read", "thread_queue") + stage(s, "read", "cpu") +
-                          stage(s, "read", "disk_queue") + disk;
+  const double emulated =
+      stage(s, "read", "thread_queue") + stage(s, "read", "cpu") + stage(s, "read", "disk_queue") + disk;
   CHECK(stage(s, "read", "residence") >= emulated - kEps);
   CHECK(stage(s, "read", "lag") >= 0.0);
   CHECK(stage(s, "read", "lag") <= stage(s, "read", "residence") - emulated + 0.01);
@@ -117,7 +118,8 @@ TEST_CASE("refserver: one disk serializes disk operations, two disks overlap the
   REQUIRE(ids == std::set<std::uint64_t>{1, 2});
   const double elapsed = ms_since(t0);
   const nlohmann::json s = a.stats();
-  const double queued = std::max(stage(s, "read", "disk_queue", "max_ms"), stage(s, "write", "disk_queue", "max_ms"));
+  const double queued =
+      std::max(stage(s, "read", "disk_queue", "max_ms"), stage(s, "write", "disk_queue", "max_ms"));
   if (disks == 1) {
     CHECK(elapsed >= 385.0 - kEps);
     CHECK(queued >= 185.0 - kEps);  // less the arrival skew
@@ -151,7 +153,8 @@ TEST_CASE("refserver: sequential disk operations cost --seq-factor of a random o
   args.insert(args.end(), {"--seq-factor", "0.25"});
   TestServer server(args);
   RpcClient c(server.port());
-  for (int i = 0; i < 3; ++i) REQUIRE(c.call(Op::kRead, 10, i, wb::rpc::kFlagSequential).status == Status::kOk);
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(c.call(Op::kRead, 10, i, wb::rpc::kFlagSequential).status == Status::kOk);
   const double seq = stage(c.stats(true), "read", "disk");
   for (int i = 0; i < 3; ++i) REQUIRE(c.call(Op::kRead, 10, i).status == Status::kOk);
   const double random = stage(c.stats(), "read", "disk");
