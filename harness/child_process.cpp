@@ -7,12 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <algorithm>
 #include <thread>
 
 #include "core/error.hpp"
@@ -122,8 +123,7 @@ std::string signal_name(int sig) {
 
 std::optional<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv,
                                                 const std::map<std::string, std::string>& env,
-                                                const std::optional<std::string>& cwd,
-                                                int& spawn_error) {
+                                                const std::optional<std::string>& cwd, int& spawn_error) {
   if (argv.empty()) throw InputError("cannot run an empty command");
   auto [out_r, out_w] = make_pipe();
   auto [err_r, err_w] = make_pipe();
@@ -144,16 +144,19 @@ std::optional<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& 
   if (cwd) posix_spawn_file_actions_addchdir_np(&s.actions, cwd->c_str());
 
   std::vector<std::string> env_strings;
+  env_strings.reserve(env.size() + 64);
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry(*e);
     const auto name = entry.substr(0, entry.find('='));
     if (env.count(name) == 0) env_strings.push_back(std::move(entry));
   }
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  for (const auto& [k, v] : env) env_strings.push_back(fmt::format("{}={}", k, v));
   std::vector<char*> envp;
+  envp.reserve(env_strings.size() + 1);
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   std::vector<std::string> argv_copy = argv;
   for (auto& a : argv_copy) args.push_back(a.data());
   args.push_back(nullptr);
@@ -172,7 +175,7 @@ std::optional<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& 
 }
 
 ChildProcess::ChildProcess(ChildProcess&& o) noexcept
-    : pid_(o.pid_), out_(std::move(o.out_)), err_(std::move(o.err_)), exit_(o.exit_) {
+    : pid_(o.pid_), out_(std::move(o.out_)), err_(std::move(o.err_)), exit_(std::move(o.exit_)) {
   o.pid_ = -1;
 }
 

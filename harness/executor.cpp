@@ -28,8 +28,9 @@ void check_command_spec(const CommandSpec& spec) {
   if (spec.argv.empty() || spec.argv[0].empty()) throw InputError("cannot run an empty command");
   for (const auto& [name, value] : spec.env) {
     if (!valid_env_name(name)) {
-      throw InputError(fmt::format("environment variable name \"{}\" for command {} is not [A-Za-z_][A-Za-z0-9_]*",
-                                   name, shell_join(spec.argv)));
+      throw InputError(
+          fmt::format("environment variable name \"{}\" for command {} is not [A-Za-z_][A-Za-z0-9_]*", name,
+                      shell_join(spec.argv)));
     }
   }
 }

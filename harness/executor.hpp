@@ -31,20 +31,20 @@
 namespace wb {
 
 struct CommandSpec {
-  std::vector<std::string> argv;              // argv[0] is looked up in PATH; must not be empty
-  std::map<std::string, std::string> env;     // added to (or overriding) the inherited environment;
-                                              // names must be [A-Za-z_][A-Za-z0-9_]* (InputError)
-  std::optional<std::string> cwd;             // working directory; default: the executor's
-  std::chrono::milliseconds deadline{0};      // run(): wall-time limit, 0 = none;
-                                              // start(): limit of the whole lifetime, 0 = none
+  std::vector<std::string> argv;           // argv[0] is looked up in PATH; must not be empty
+  std::map<std::string, std::string> env;  // added to (or overriding) the inherited environment;
+                                           // names must be [A-Za-z_][A-Za-z0-9_]* (InputError)
+  std::optional<std::string> cwd;          // working directory; default: the executor's
+  std::chrono::milliseconds deadline{0};   // run(): wall-time limit, 0 = none;
+                                           // start(): limit of the whole lifetime, 0 = none
 };
 
 struct CommandResult {
-  int exit_status = -1;                       // 0..255 when the program exited; -1 if killed by a signal
-  std::optional<std::string> exit_signal;     // "TERM", "KILL", ... when killed by a signal
-  std::string out;                            // everything it wrote to stdout
-  std::string err;                            // everything it wrote to stderr
-  bool timed_out = false;                     // the deadline passed and the group was killed
+  int exit_status = -1;                    // 0..255 when the program exited; -1 if killed by a signal
+  std::optional<std::string> exit_signal;  // "TERM", "KILL", ... when killed by a signal
+  std::string out;                         // everything it wrote to stdout
+  std::string err;                         // everything it wrote to stderr
+  bool timed_out = false;                  // the deadline passed and the group was killed
 
   bool ok() const { return exit_status == 0 && !exit_signal && !timed_out; }
 };

@@ -5,12 +5,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -185,7 +185,7 @@ class LocalProcess final : public Process {
   bool out_eof_ = false;  // GUARDED_BY(mutex_)
   bool err_eof_ = false;  // GUARDED_BY(mutex_)
   std::optional<CommandResult> result_;
-  std::thread reader_;    // last member: started after everything it reads exists
+  std::thread reader_;  // last member: started after everything it reads exists
 };
 
 // A start() whose program could not be executed: it "exited" with 126/127 at once.
@@ -227,8 +227,8 @@ class LocalExecutor final : public Executor {
   void upload(const std::string& local_path, const std::string& remote_path, int mode) override {
     namespace fs = std::filesystem;
     const fs::path target(remote_path);
-    const fs::path temp = target.parent_path() / (".wb-upload-" + std::to_string(::getpid()) + "-" +
-                                                   target.filename().string());
+    const fs::path temp = target.parent_path() /
+                          (".wb-upload-" + std::to_string(::getpid()) + "-" + target.filename().string());
     std::error_code ec;
     fs::copy_file(local_path, temp, fs::copy_options::overwrite_existing, ec);
     if (!ec) fs::permissions(temp, static_cast<fs::perms>(mode), ec);
@@ -247,8 +247,8 @@ class LocalExecutor final : public Executor {
   CommandResult collect(ChildProcess& child, Clock::time_point deadline) {
     CommandResult r;
     bool out_open = true, err_open = true;
-    auto next_step = deadline;              // deadline, then the SIGKILL time, then give-up time
-    int step = 0;                           // 0 running, 1 TERM sent, 2 KILL sent
+    auto next_step = deadline;  // deadline, then the SIGKILL time, then give-up time
+    int step = 0;               // 0 running, 1 TERM sent, 2 KILL sent
     while (true) {
       if (out_open || err_open) {
         pollfd fds[2] = {{out_open ? child.out().get() : -1, POLLIN, 0},

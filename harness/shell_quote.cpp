@@ -10,14 +10,12 @@ namespace {
 bool is_plain(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          // '=' is not plain: an unquoted first word a=b would be an assignment, not a command.
-         c == '_' || c == '@' || c == '%' || c == '+' || c == ':' || c == ',' ||
-         c == '.' || c == '/' || c == '-';
+         c == '_' || c == '@' || c == '%' || c == '+' || c == ':' || c == ',' || c == '.' || c == '/' ||
+         c == '-';
 }
 
 bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_name_char(char c) {
-  return is_name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
-}
+bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-'; }
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 

@@ -6,8 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 namespace wb::ssh {
 namespace {
@@ -59,8 +59,7 @@ void verify_host_key(ssh_session s, const SshOptions& o) {
   const std::string offered = server_key_description(s);
   const std::string scan = fmt::format("ssh-keyscan -p {} {} >> {}", o.port, o.host, file);
   switch (ssh_session_is_known_server(s)) {
-    case SSH_KNOWN_HOSTS_OK:
-      return;
+    case SSH_KNOWN_HOSTS_OK: return;
     case SSH_KNOWN_HOSTS_CHANGED:
     case SSH_KNOWN_HOSTS_OTHER:
       throw ConnectRefused(fmt::format(
@@ -77,13 +76,12 @@ void verify_host_key(ssh_session s, const SshOptions& o) {
         }
         return;
       }
-      throw ConnectRefused(fmt::format(
-          "{}: unknown host key: {} is not in {} (the server offers {}). Check the fingerprint, "
-          "then add it ({}), or set accept-new for this host to trust it on first connection.",
-          where, known_hosts_name(o), file, offered, scan));
+      throw ConnectRefused(
+          fmt::format("{}: unknown host key: {} is not in {} (the server offers {}). Check the fingerprint, "
+                      "then add it ({}), or set accept-new for this host to trust it on first connection.",
+                      where, known_hosts_name(o), file, offered, scan));
     case SSH_KNOWN_HOSTS_ERROR:
-    default:
-      throw_error(s, fmt::format("{}: checking the host key against {}", where, file));
+    default: throw_error(s, fmt::format("{}: checking the host key against {}", where, file));
   }
 }
 
@@ -93,9 +91,10 @@ void authenticate(ssh_session s, const SshOptions& o) {
   if (!o.identity_file.empty()) {
     ssh_key key = nullptr;
     if (ssh_pki_import_privkey_file(o.identity_file.c_str(), nullptr, nullptr, nullptr, &key) != SSH_OK) {
-      throw ConnectRefused(fmt::format("{}: cannot read the private key {} (missing, unreadable or "
-                                       "passphrase-protected; use the SSH agent for the latter)",
-                                       where, o.identity_file));
+      throw ConnectRefused(
+          fmt::format("{}: cannot read the private key {} (missing, unreadable or "
+                      "passphrase-protected; use the SSH agent for the latter)",
+                      where, o.identity_file));
     }
     rc = ssh_userauth_publickey(s, nullptr, key);
     ssh_key_free(key);
@@ -158,8 +157,9 @@ Session connect(const SshOptions& o) {
   const std::string user = o.user.empty() ? local_user() : o.user;
   const std::string known = known_hosts_path(o);
   const int port = o.port;
-  const long timeout_s = std::max<long>(1, static_cast<long>(std::chrono::ceil<std::chrono::seconds>(o.connect_timeout).count()));
-  const int nodelay = 1;  // without it every channel open waits ~40 ms on Nagle
+  const long timeout_s = std::max<long>(
+      1, static_cast<long>(std::chrono::ceil<std::chrono::seconds>(o.connect_timeout).count()));
+  const int nodelay = 1;              // without it every channel open waits ~40 ms on Nagle
   const bool process_config = false;  // hermetic: never read ~/.ssh/config
   set_option(s, SSH_OPTIONS_HOST, o.host.c_str(), "host");
   set_option(s, SSH_OPTIONS_PORT, &port, "port");
@@ -186,8 +186,8 @@ Channel::Channel(ssh_session session) {
   callbacks_.channel_exit_status_function = [](ssh_session, ssh_channel, int status, void* self) {
     static_cast<Channel*>(self)->exit_status = status;
   };
-  callbacks_.channel_exit_signal_function = [](ssh_session, ssh_channel, const char* signal, int,
-                                               const char*, const char*, void* self) {
+  callbacks_.channel_exit_signal_function = [](ssh_session, ssh_channel, const char* signal, int, const char*,
+                                               const char*, void* self) {
     static_cast<Channel*>(self)->exit_signal = signal != nullptr ? signal : "?";
   };
   ssh_set_channel_callbacks(ch_, &callbacks_);

@@ -5,9 +5,9 @@
 // global request that OpenSSH clients send too.
 #include <libssh/server.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <atomic>
-#include <fmt/format.h>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -96,12 +96,12 @@ class SshExecutorImpl final : public SshExecutor {
   const SshOptions options_;
   const std::string where_;
   mutable std::mutex mutex_;
-  ssh::Session session_;                      // GUARDED_BY(mutex_)
-  ssh_event event_ = nullptr;                 // GUARDED_BY(mutex_): polls session_ only
-  std::uint64_t generation_ = 0;              // GUARDED_BY(mutex_): +1 per connection
-  std::atomic<std::uint64_t> connections_{0};  // written with mutex_ held, read without
-  std::set<SshProcess*> live_;                // GUARDED_BY(mutex_): started, not yet finished
-  std::vector<long> lost_groups_;             // GUARDED_BY(mutex_): to kill after reconnecting
+  ssh::Session session_;                           // GUARDED_BY(mutex_)
+  ssh_event event_ = nullptr;                      // GUARDED_BY(mutex_): polls session_ only
+  std::uint64_t generation_ = 0;                   // GUARDED_BY(mutex_): +1 per connection
+  std::atomic<std::uint64_t> connections_{0};      // written with mutex_ held, read without
+  std::set<SshProcess*> live_;                     // GUARDED_BY(mutex_): started, not yet finished
+  std::vector<long> lost_groups_;                  // GUARDED_BY(mutex_): to kill after reconnecting
   Clock::time_point last_traffic_ = Clock::now();  // GUARDED_BY(mutex_)
 };
 
@@ -248,7 +248,8 @@ void SshExecutorImpl::connect_locked() {
       pause *= 2;
     }
   }
-  throw Error(fmt::format("{}: cannot connect after {} attempts; last error: {}", where_, attempts, last_error));
+  throw Error(
+      fmt::format("{}: cannot connect after {} attempts; last error: {}", where_, attempts, last_error));
 }
 
 void SshExecutorImpl::ensure_connected_locked() {
@@ -319,7 +320,8 @@ RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec) {
       return cmd;
     }
     if (cmd.eof) {
-      throw Error(fmt::format("{}: {}: the command wrapper (setsid, sh) failed: {}", where_, cmd.what, cmd.err));
+      throw Error(
+          fmt::format("{}: {}: the command wrapper (setsid, sh) failed: {}", where_, cmd.what, cmd.err));
     }
     if (!alive_locked()) lost_locked(cmd, "starting");
     if (Clock::now() >= until) {
@@ -426,10 +428,10 @@ void SshExecutorImpl::lost_locked(RemoteCommand& cmd, const std::string& doing) 
   const std::string reason = session_ ? ssh_get_error(session_.get()) : "no session";
   release_locked(cmd);
   drop_session_locked();
-  throw Error(fmt::format(
-      "{}: SSH connection lost while {} {} ({}); the next command reconnects{}", where_, doing, cmd.what,
-      reason.empty() ? "connection closed" : reason,
-      cmd.pgid > 1 ? fmt::format(" and kills its process group {}", cmd.pgid) : std::string()));
+  throw Error(
+      fmt::format("{}: SSH connection lost while {} {} ({}); the next command reconnects{}", where_, doing,
+                  cmd.what, reason.empty() ? "connection closed" : reason,
+                  cmd.pgid > 1 ? fmt::format(" and kills its process group {}", cmd.pgid) : std::string()));
 }
 
 void SshExecutorImpl::release_locked(RemoteCommand& cmd) noexcept {
@@ -464,9 +466,10 @@ void SshExecutorImpl::upload(const std::string& local_path, const std::string& r
     std::lock_guard lock(mutex_);
     ensure_connected_locked();
     ssh::Sftp sftp(session_.get());
-    sftp_file file = sftp_open(sftp.get(), temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, static_cast<mode_t>(mode));
+    sftp_file file =
+        sftp_open(sftp.get(), temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, static_cast<mode_t>(mode));
     if (file == nullptr) ssh::throw_error(session_.get(), fmt::format("{}: SFTP open {}", where_, temp));
-    std::vector<char> buf(64 * 1024);
+    std::vector<char> buf(std::size_t{64} * 1024);
     bool ok = true;
     while (ok && in) {
       in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
@@ -475,7 +478,8 @@ void SshExecutorImpl::upload(const std::string& local_path, const std::string& r
     }
     ok = sftp_close(file) == SSH_OK && ok;
     if (ok) ok = sftp_chmod(sftp.get(), temp.c_str(), static_cast<mode_t>(mode)) == SSH_OK;
-    if (!ok) ssh::throw_error(session_.get(), fmt::format("{}: SFTP upload of {} to {}", where_, local_path, temp));
+    if (!ok)
+      ssh::throw_error(session_.get(), fmt::format("{}: SFTP upload of {} to {}", where_, local_path, temp));
   }
   // rename(2) on the host replaces the old file atomically (SFTP v3 rename would refuse).
   const CommandResult mv = run({{"mv", "-f", temp, remote_path}, {}, {}, options_.connect_timeout});

@@ -35,16 +35,16 @@
 namespace wb {
 
 struct SshOptions {
-  std::string host;                      // name or address
+  std::string host;  // name or address
   int port = 22;
-  std::string user;                      // empty: the local user's name
-  std::string identity_file;             // private key file; empty: use the SSH agent
-  std::string known_hosts_file;          // empty: ~/.ssh/known_hosts
+  std::string user;              // empty: the local user's name
+  std::string identity_file;     // private key file; empty: use the SSH agent
+  std::string known_hosts_file;  // empty: ~/.ssh/known_hosts
   std::string global_known_hosts_file = "/etc/ssh/ssh_known_hosts";
-  bool accept_new = false;               // add an unknown host key to known_hosts_file
-  std::chrono::seconds keepalive{15};    // probe a quiet connection this often (SSH and TCP)
+  bool accept_new = false;                            // add an unknown host key to known_hosts_file
+  std::chrono::seconds keepalive{15};                 // probe a quiet connection this often (SSH and TCP)
   std::chrono::milliseconds connect_timeout{10'000};  // per attempt, and per blocking libssh call
-  int reconnect_attempts = 4;            // connection attempts per (re)connect
+  int reconnect_attempts = 4;                         // connection attempts per (re)connect
   std::chrono::milliseconds reconnect_backoff{250};   // pause after the first failed attempt; doubles
   std::chrono::milliseconds kill_grace{2'000};        // SIGTERM -> SIGKILL of a remote group
 };

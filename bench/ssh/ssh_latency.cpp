@@ -103,9 +103,11 @@ class RawLibssh {
   std::string run(const char* command) {
     ssh_channel ch = ssh_channel_new(s_);
     std::string out;
-    if (ch != nullptr && ssh_channel_open_session(ch) == SSH_OK && ssh_channel_request_exec(ch, command) == SSH_OK) {
+    if (ch != nullptr && ssh_channel_open_session(ch) == SSH_OK &&
+        ssh_channel_request_exec(ch, command) == SSH_OK) {
       char buf[256];
-      for (int n; (n = ssh_channel_read(ch, buf, sizeof buf, 0)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+      for (int n; (n = ssh_channel_read(ch, buf, sizeof buf, 0)) > 0;)
+        out.append(buf, static_cast<std::size_t>(n));
       ssh_channel_get_exit_status(ch);  // after EOF: returns once the server sent it
       ssh_channel_close(ch);
     }
@@ -137,32 +139,51 @@ int main(int argc, char** argv) try {
   o.global_known_hosts_file = "";
 
   auto local = wb::make_local_executor();
-  const std::vector<std::string> ssh_cli = {
-      "ssh", "-F", "/dev/null", "-p", std::to_string(sshd.port()), "-i", sshd.client_key(),
-      "-l", sshd.user(), "-o", "UserKnownHostsFile=" + sshd.known_hosts(),
-      "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-o", "GlobalKnownHostsFile=/dev/null"};
+  const std::vector<std::string> ssh_cli = {"ssh",
+                                            "-F",
+                                            "/dev/null",
+                                            "-p",
+                                            std::to_string(sshd.port()),
+                                            "-i",
+                                            sshd.client_key(),
+                                            "-l",
+                                            sshd.user(),
+                                            "-o",
+                                            "UserKnownHostsFile=" + sshd.known_hosts(),
+                                            "-o",
+                                            "StrictHostKeyChecking=yes",
+                                            "-o",
+                                            "BatchMode=yes",
+                                            "-o",
+                                            "GlobalKnownHostsFile=/dev/null"};
   const std::string control_path = sshd.dir() + "/cm-%C";
   auto with = [](std::vector<std::string> base, std::vector<std::string> more) {
     base.insert(base.end(), more.begin(), more.end());
     return base;
   };
   const auto cli_new = with(ssh_cli, {sshd.host(), "echo", "x"});
-  const auto cli_mux = with(ssh_cli, {"-o", "ControlMaster=auto", "-o", "ControlPath=" + control_path,
-                                      "-o", "ControlPersist=60", sshd.host(), "echo", "x"});
+  const auto cli_mux = with(ssh_cli, {"-o", "ControlMaster=auto", "-o", "ControlPath=" + control_path, "-o",
+                                      "ControlPersist=60", sshd.host(), "echo", "x"});
 
   std::vector<Figures> figures;
   Figures floor, program;
   {
     auto ex = wb::make_ssh_executor(o);
     RawLibssh raw(sshd);
-    const auto pair = measure(
-        {{"libssh, one session reused (workbench)",
-          [&] { expect_echo(ex->run({{"echo", "x"}, {}, {}, 10s}), "libssh echo"); }},
-         {"floor: raw libssh, reused, builtin echo",
-          [&] { expect_echo({0, {}, raw.run("echo x"), {}, false}, "raw libssh echo"); }},
-         {"raw libssh, reused, exec /bin/echo",
-          [&] { expect_echo({0, {}, raw.run("exec /bin/echo x"), {}, false}, "raw libssh /bin/echo"); }}},
-        3, count);
+    const auto pair =
+        measure({{"libssh, one session reused (workbench)",
+                  [&] {
+                    expect_echo(ex->run({{"echo", "x"}, {}, {}, 10s}), "libssh echo");
+                  }},
+                 {"floor: raw libssh, reused, builtin echo",
+                  [&] {
+                    expect_echo({0, {}, raw.run("echo x"), {}, false}, "raw libssh echo");
+                  }},
+                 {"raw libssh, reused, exec /bin/echo",
+                  [&] {
+                    expect_echo({0, {}, raw.run("exec /bin/echo x"), {}, false}, "raw libssh /bin/echo");
+                  }}},
+                3, count);
     figures.push_back(pair[0]);
     floor = pair[1];
     program = pair[2];
@@ -190,7 +211,8 @@ int main(int argc, char** argv) try {
   std::ifstream loadavg("/proc/loadavg");
   std::string load1;
   loadavg >> load1;
-  fmt::print("load average (1 min) at the end: {} on {} cores\n\n", load1, std::thread::hardware_concurrency());
+  fmt::print("load average (1 min) at the end: {} on {} cores\n\n", load1,
+             std::thread::hardware_concurrency());
   fmt::print("{:<42} {:>5} {:>11} {:>9} {:>16}\n", "mode", "n", "median ms", "p90 ms", "median / (a)");
   char label = 'a';
   for (const auto& f : figures) {
@@ -200,11 +222,14 @@ int main(int argc, char** argv) try {
   const bool met = base <= 3.0;
   fmt::print("\ngoal (issue 4): median <= 3 ms over the reused session: {:.2f} ms -> {}\n", base,
              met ? "met" : "NOT met");
-  fmt::print("reused session is {:.0f}x faster than a new ssh connection, {:.1f}x faster than ControlMaster\n",
-             figures[1].median_ms / base, figures[2].median_ms / base);
-  fmt::print("workbench costs {:+.2f} ms per command over the floor (e): {:+.2f} ms for executing a program (f - e), "
-             "{:+.2f} ms for its wrapper and bookkeeping (a - f)\n",
-             base - floor.median_ms, program.median_ms - floor.median_ms, base - program.median_ms);
+  fmt::print(
+      "reused session is {:.0f}x faster than a new ssh connection, {:.1f}x faster than ControlMaster\n",
+      figures[1].median_ms / base, figures[2].median_ms / base);
+  fmt::print(
+      "workbench costs {:+.2f} ms per command over the floor (e): {:+.2f} ms for executing a program (f - "
+      "e), "
+      "{:+.2f} ms for its wrapper and bookkeeping (a - f)\n",
+      base - floor.median_ms, program.median_ms - floor.median_ms, base - program.median_ms);
   return met ? 0 : 1;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_ssh: %s\n", e.what());

@@ -22,7 +22,7 @@ CommandSpec sh(const std::string& script, std::chrono::milliseconds deadline = 2
 }
 
 // Two background children and a grandchild that ignores SIGTERM, all waiting "forever".
-const char* kProcessTree =
+constexpr const char* kProcessTree =
     "sleep 1000 & sh -c 'sleep 1000; :' & sh -c 'trap \"\" TERM; sleep 1000; :' & "
     "echo started; wait";
 
@@ -80,7 +80,8 @@ TEST_CASE("local: death by signal is reported as the signal") {
 
 TEST_CASE("local: much output on both streams does not deadlock") {
   auto ex = wb::make_local_executor();
-  const auto r = ex->run(sh("head -c 3000000 /dev/zero >&2; head -c 2000000 /dev/zero; head -c 1000 /dev/zero >&2"));
+  const auto r =
+      ex->run(sh("head -c 3000000 /dev/zero >&2; head -c 2000000 /dev/zero; head -c 1000 /dev/zero >&2"));
   CHECK(r.exit_status == 0);
   CHECK(r.out.size() == 2000000);
   CHECK(r.err.size() == 3001000);

@@ -20,8 +20,11 @@ wb::CommandResult run_line(const wb::CommandSpec& spec, bool leader) {
 }
 
 // The command prints its own process group and session; both must equal the reported id.
-const wb::CommandSpec kWhoAmI{{"/bin/sh", "-c", "read -r _ _ _ _ g s _ </proc/$$/stat; echo \"$g $s $WB_X\"; pwd"},
-                              {{"WB_X", "a b"}}, "/usr", 0ms};
+const wb::CommandSpec kWhoAmI{
+    {"/bin/sh", "-c", "read -r _ _ _ _ g s _ </proc/$$/stat; echo \"$g $s $WB_X\"; pwd"},
+    {{"WB_X", "a b"}},
+    "/usr",
+    0ms};
 
 }  // namespace
 

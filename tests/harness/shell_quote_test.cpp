@@ -12,10 +12,34 @@
 namespace {
 
 // Hostile values: command substitution, quote breaking, comments, newlines, globs, variables.
-const std::vector<std::string> kNasty = {
-    "$(touch pwned)", "'; rm -rf ~ #", "line one\nline two", "`touch pwned`", "\"double\"",
-    "it's", "'", "''", "\\", "a b  c", "*", "~", "$HOME", "${IFS}", "-n", "a=b", "", " ", "\t",
-    "{port}", "!x", "#comment", ";", "&&", "|", ">out", "<in", "\xc3\xa9t\xc3\xa9"};
+const std::vector<std::string> kNasty = {"$(touch pwned)",
+                                         "'; rm -rf ~ #",
+                                         "line one\nline two",
+                                         "`touch pwned`",
+                                         "\"double\"",
+                                         "it's",
+                                         "'",
+                                         "''",
+                                         "\\",
+                                         "a b  c",
+                                         "*",
+                                         "~",
+                                         "$HOME",
+                                         "${IFS}",
+                                         "-n",
+                                         "a=b",
+                                         "",
+                                         " ",
+                                         "\t",
+                                         "{port}",
+                                         "!x",
+                                         "#comment",
+                                         ";",
+                                         "&&",
+                                         "|",
+                                         ">out",
+                                         "<in",
+                                         "\xc3\xa9t\xc3\xa9"};
 
 // Splits NUL-terminated printf output back into words.
 std::vector<std::string> split_nul(const std::string& s) {
@@ -79,7 +103,8 @@ TEST_CASE("a command template splits into words and substitutes values verbatim"
 
 TEST_CASE("a bad command template is an input error naming the template") {
   const std::map<std::string, std::string> values = {{"port", "1"}};
-  CHECK_THROWS_WITH(wb::expand_command_template("x {nope}", values), Catch::Contains("{nope}") && Catch::Contains("x {nope}"));
+  CHECK_THROWS_WITH(wb::expand_command_template("x {nope}", values),
+                    Catch::Contains("{nope}") && Catch::Contains("x {nope}"));
   CHECK_THROWS_AS(wb::expand_command_template("x 'open", values), wb::InputError);
   CHECK_THROWS_AS(wb::expand_command_template("x \"open", values), wb::InputError);
   CHECK_THROWS_AS(wb::expand_command_template("x \\", values), wb::InputError);
@@ -95,14 +120,16 @@ TEST_CASE("random byte strings survive quoting through a real sh (property test)
     std::string w;
     for (int n = len(rng); n > 0; --n) {
       // Mostly shell-special characters, so quoting is exercised hard.
-      w += pick(rng) < 6 ? specials[static_cast<std::size_t>(byte(rng)) % specials.size()] : static_cast<char>(byte(rng));
+      w += pick(rng) < 6 ? specials[static_cast<std::size_t>(byte(rng)) % specials.size()]
+                         : static_cast<char>(byte(rng));
     }
     words.push_back(w);
   }
   std::vector<std::string> argv = {"printf", "%s\\0"};
   argv.insert(argv.end(), words.begin(), words.end());
   auto local = wb::make_local_executor();
-  const auto r = local->run({{"/bin/sh", "-c", wb::shell_join(argv)}, {}, std::string("/"), std::chrono::seconds(10)});
+  const auto r =
+      local->run({{"/bin/sh", "-c", wb::shell_join(argv)}, {}, std::string("/"), std::chrono::seconds(10)});
   REQUIRE(r.exit_status == 0);
   CHECK(split_nul(r.out) == words);
 }

@@ -1,5 +1,6 @@
 // SshExecutor against a real OpenSSH sshd on a loopback port (SshdFixture): session reuse,
 // host-key checks, quoting, remote process groups, reconnects, SFTP.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -37,7 +38,7 @@ CommandSpec sh(const std::string& script, std::chrono::milliseconds deadline = 2
   return {{"/bin/sh", "-c", script}, {}, {}, deadline};
 }
 
-const char* kProcessTree =
+constexpr const char* kProcessTree =
     "sleep 1000 & sh -c 'sleep 1000; :' & sh -c 'trap \"\" TERM; sleep 1000; :' & "
     "echo started; wait";
 
@@ -108,7 +109,8 @@ TEST_CASE("ssh: an unknown host key is refused with the fix in the message") {
     CHECK_THAT(msg, Catch::Contains("SHA256:"));
     CHECK_THAT(msg, Catch::Contains("ssh-ed25519"));
     CHECK_THAT(msg, Catch::Contains("[127.0.0.1]:" + std::to_string(sshd.port())));
-    CHECK_THAT(msg, Catch::Contains("ssh-keyscan -p " + std::to_string(sshd.port()) + " 127.0.0.1 >> " + o.known_hosts_file));
+    CHECK_THAT(msg, Catch::Contains("ssh-keyscan -p " + std::to_string(sshd.port()) + " 127.0.0.1 >> " +
+                                    o.known_hosts_file));
     CHECK_THAT(msg, Catch::Contains("accept-new"));
   }
   CHECK(sshd.count_log("Accepted publickey") == 0);
@@ -159,9 +161,21 @@ TEST_CASE("ssh: hostile values reach the remote program as one literal argument"
   auto ex = wb::make_ssh_executor(options_for(sshd));
   const std::string work = sshd.dir() + "/injection";
   std::filesystem::create_directories(work);
-  const std::vector<std::string> values = {
-      "$(touch pwned)", "'; rm -rf ~ #", "a\nb; touch pwned", "`touch pwned`", "\"; touch pwned; \"",
-      "it's", "x'y\"z", "$HOME", "*", "-n", "", "a  b", ">pwned", "| touch pwned", "\\'; touch pwned"};
+  const std::vector<std::string> values = {"$(touch pwned)",
+                                           "'; rm -rf ~ #",
+                                           "a\nb; touch pwned",
+                                           "`touch pwned`",
+                                           "\"; touch pwned; \"",
+                                           "it's",
+                                           "x'y\"z",
+                                           "$HOME",
+                                           "*",
+                                           "-n",
+                                           "",
+                                           "a  b",
+                                           ">pwned",
+                                           "| touch pwned",
+                                           "\\'; touch pwned"};
   for (const auto& v : values) {
     INFO("value: " << v);
     // Directly as argv, through a command template, and as an environment value.
@@ -171,7 +185,7 @@ TEST_CASE("ssh: hostile values reach the remote program as one literal argument"
     CHECK(r.out == v + std::string(1, '\0'));
     const auto argv = wb::expand_command_template("printf %s|%s {v} {v}", {{"v", v}});
     r = ex->run({argv, {}, work, 10s});
-    CHECK(r.out == v + "|" + v);
+    CHECK(r.out == fmt::format("{}|{}", v, v));
     r = ex->run({{"/bin/sh", "-c", "printf %s \"$WB_V\""}, {{"WB_V", v}}, work, 10s});
     CHECK(r.out == v);
   }
@@ -212,7 +226,9 @@ TEST_CASE("ssh: a started remote process is read line by line and stop() kills i
   auto ex = wb::make_ssh_executor(options_for(sshd));
   const std::string marker = wb::test::make_marker();
   // 300 kB before "ready": more than a channel window, so it must be drained meanwhile.
-  CommandSpec spec = sh(std::string("head -c 300000 /dev/zero | tr '\\0' x; echo; echo ready; ") + kProcessTree, 0ms);
+  std::string script = "head -c 300000 /dev/zero | tr '\\0' x; echo; echo ready; ";
+  script += kProcessTree;
+  CommandSpec spec = sh(script, 0ms);
   spec.env = {{"WB_TEST_MARKER", marker}};
   auto p = ex->start(spec);
   CHECK_THAT(p->describe(), Catch::Contains("pgid"));
@@ -304,7 +320,8 @@ TEST_CASE("ssh: a key the server does not know is refused with a hint") {
   SshdFixture sshd;
   auto o = options_for(sshd);
   o.identity_file = sshd.dir() + "/host_key";  // a valid key, but not authorized
-  CHECK_THROWS_WITH(wb::make_ssh_executor(o), Catch::Contains("refused") && Catch::Contains("authorized_keys"));
+  CHECK_THROWS_WITH(wb::make_ssh_executor(o),
+                    Catch::Contains("refused") && Catch::Contains("authorized_keys"));
 }
 
 TEST_CASE("ssh: SFTP upload, and ensure_binary uploads only when --version differs") {
@@ -317,13 +334,13 @@ TEST_CASE("ssh: SFTP upload, and ensure_binary uploads only when --version diffe
     std::filesystem::permissions(local, std::filesystem::perms(0755));
   };
   write_tool("1.0");
-  CHECK(wb::ensure_binary(*ex, local, remote));   // missing: uploaded
+  CHECK(wb::ensure_binary(*ex, local, remote));  // missing: uploaded
   CHECK(ex->run({{remote, "--version"}, {}, {}, 10s}).out == "tool 1.0\n");
   const auto mtime = std::filesystem::last_write_time(remote);
   CHECK_FALSE(wb::ensure_binary(*ex, local, remote));  // same version: left alone
   CHECK(std::filesystem::last_write_time(remote) == mtime);
   write_tool("1.1");
-  CHECK(wb::ensure_binary(*ex, local, remote));   // differs: replaced
+  CHECK(wb::ensure_binary(*ex, local, remote));  // differs: replaced
   CHECK(ex->run({{remote, "--version"}, {}, {}, 10s}).out == "tool 1.1\n");
   CHECK((std::filesystem::status(remote).permissions() & std::filesystem::perms::owner_exec) !=
         std::filesystem::perms::none);

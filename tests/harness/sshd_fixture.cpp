@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -46,7 +46,8 @@ std::map<pid_t, std::pair<pid_t, std::string>> process_table() {
     char state = 0;
     long ppid = 0;
     if (!(rest >> state >> ppid) || state == 'Z') continue;
-    table[static_cast<pid_t>(std::stol(name))] = {static_cast<pid_t>(ppid), stat.substr(open + 1, close - open - 1)};
+    table[static_cast<pid_t>(std::stol(name))] = {static_cast<pid_t>(ppid),
+                                                  stat.substr(open + 1, close - open - 1)};
   }
   return table;
 }
@@ -115,34 +116,37 @@ SshdFixture::SshdFixture() {
 
 void SshdFixture::start() {
   fs::create_directories(dir_ + "/home");  // empty HOME: no ~/.bashrc per command
-  ::mkdir("/run/sshd", 0755);               // sshd's privilege separation directory
+  ::mkdir("/run/sshd", 0755);              // sshd's privilege separation directory
 
   auto local = make_local_executor();
-  run_checked(*local, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "wb-host", "-f", dir_ + "/host_key"});
-  run_checked(*local, {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "wb-client", "-f", dir_ + "/client_key"});
+  run_checked(*local,
+              {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "wb-host", "-f", dir_ + "/host_key"});
+  run_checked(*local,
+              {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "wb-client", "-f", dir_ + "/client_key"});
   client_key_ = dir_ + "/client_key";
   write_file("authorized_keys", {slurp(client_key_ + ".pub")});
   log_file_ = dir_ + "/sshd.log";
 
   for (int attempt = 0; attempt < 3 && !sshd_; ++attempt) {
     port_ = free_loopback_port();
-    const std::string config = write_file("sshd_config", {
-        fmt::format("Port {}", port_),
-        "ListenAddress 127.0.0.1",
-        "HostKey " + dir_ + "/host_key",
-        "PidFile " + dir_ + "/sshd.pid",
-        "AuthorizedKeysFile " + dir_ + "/authorized_keys",
-        "PasswordAuthentication no",
-        "KbdInteractiveAuthentication no",
-        "UsePAM no",
-        "PermitRootLogin prohibit-password",
-        "StrictModes no",
-        "MaxStartups 100",
-        "MaxSessions 100",
-        "LogLevel DEBUG1",  // VERBOSE plus requests such as keepalives
-        "SetEnv HOME=" + dir_ + "/home",
-        "Subsystem sftp /usr/lib/openssh/sftp-server",
-    });
+    const std::string config =
+        write_file("sshd_config", {
+                                      fmt::format("Port {}", port_),
+                                      "ListenAddress 127.0.0.1",
+                                      "HostKey " + dir_ + "/host_key",
+                                      "PidFile " + dir_ + "/sshd.pid",
+                                      "AuthorizedKeysFile " + dir_ + "/authorized_keys",
+                                      "PasswordAuthentication no",
+                                      "KbdInteractiveAuthentication no",
+                                      "UsePAM no",
+                                      "PermitRootLogin prohibit-password",
+                                      "StrictModes no",
+                                      "MaxStartups 100",
+                                      "MaxSessions 100",
+                                      "LogLevel DEBUG1",  // VERBOSE plus requests such as keepalives
+                                      "SetEnv HOME=" + dir_ + "/home",
+                                      "Subsystem sftp /usr/lib/openssh/sftp-server",
+                                  });
     run_checked(*local, {"/usr/sbin/sshd", "-t", "-f", config});
     auto sshd = local->start({{"/usr/sbin/sshd", "-D", "-E", log_file_, "-f", config}, {}, {}, {}});
     const auto until = std::chrono::steady_clock::now() + 10s;
@@ -175,7 +179,7 @@ SshdFixture::~SshdFixture() {
 }
 
 std::string SshdFixture::write_file(const std::string& name, const std::vector<std::string>& lines) const {
-  const std::string path = dir_ + "/" + name;
+  std::string path = dir_ + "/" + name;
   std::ofstream out(path, std::ios::trunc);
   for (const auto& line : lines) {
     out << line;
@@ -206,15 +210,19 @@ std::vector<pid_t> SshdFixture::connection_pids() const {
 }
 
 std::size_t SshdFixture::open_sessions() const {
-  std::size_t n = 0;
+  // One process per connection is a direct child of the listener (for root the session process
+  // itself, "sshd: root" / "sshd: root@notty"; for other users the monitor, "sshd: USER [priv]").
+  // Channels fork grandchildren, and unauthenticated connections show as "[net]"/"[preauth]".
   const std::string prefix = "sshd: " + user_;
-  for (pid_t pid : connection_pids()) {
-    // "sshd: root" or "sshd: root@notty" once authenticated; "[priv]", "[net]" and "[preauth]"
-    // are the privilege-separation helpers of a connection.
+  std::size_t n = 0;
+  for (const auto& [pid, info] : process_table()) {
+    if (info.first != listener_pid_) continue;
     const std::string title = slurp("/proc/" + std::to_string(pid) + "/cmdline");
-    const bool user_process = title.rfind(prefix, 0) == 0 &&
-        (title.size() == prefix.size() || title[prefix.size()] == '@' || title[prefix.size()] == '\0');
-    n += user_process && title.find('[') == std::string::npos;
+    const bool this_user =
+        title.rfind(prefix, 0) == 0 && (title.size() == prefix.size() || title[prefix.size()] == '@' ||
+                                        title[prefix.size()] == ' ' || title[prefix.size()] == '\0');
+    n +=
+        this_user && title.find("[net]") == std::string::npos && title.find("[preauth]") == std::string::npos;
   }
   return n;
 }

@@ -31,12 +31,12 @@ class SshdFixture {
   SshdFixture(const SshdFixture&) = delete;
   SshdFixture& operator=(const SshdFixture&) = delete;
 
-  const std::string& host() const { return host_; }   // "127.0.0.1"
+  const std::string& host() const { return host_; }  // "127.0.0.1"
   int port() const { return port_; }
-  const std::string& user() const { return user_; }   // the user running the test
-  const std::string& dir() const { return dir_; }     // temp dir holding everything below
-  const std::string& client_key() const { return client_key_; }    // private key, authorized
-  const std::string& known_hosts() const { return known_hosts_; }  // lists this server's key
+  const std::string& user() const { return user_; }                    // the user running the test
+  const std::string& dir() const { return dir_; }                      // temp dir holding everything below
+  const std::string& client_key() const { return client_key_; }        // private key, authorized
+  const std::string& known_hosts() const { return known_hosts_; }      // lists this server's key
   const std::string& host_key_line() const { return host_key_line_; }  // "[127.0.0.1]:P ssh-ed25519 ..."
 
   // A known_hosts line for this host and port with a freshly generated key of the same type:
@@ -48,8 +48,8 @@ class SshdFixture {
   pid_t listener_pid() const { return listener_pid_; }
   // The sshd processes serving connections (all sshd descendants of the listener).
   std::vector<pid_t> connection_pids() const;
-  // Connections that have authenticated and are open now (sshd's "sshd: USER" or "sshd: USER@notty"
-  // processes).
+  // Connections of user() that are open now, counted by the one process per connection that
+  // is a direct child of the listener.
   std::size_t open_sessions() const;
   // SIGKILLs every sshd process serving a connection; the listener keeps accepting new ones.
   // Commands those connections started are left running (as when a network drops).
