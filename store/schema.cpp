@@ -73,6 +73,31 @@ CREATE TABLE sim_truths (
   PRIMARY KEY (testbed, sample, model_hash)
 );
 )sql",
+    // 1 -> 2: response surfaces [003 Alg. 1]: what was asked, and each planned sample in tour order
+    // with the search that measured it (map-surface resumes from these).
+    R"sql(
+CREATE TABLE surfaces (
+  id           INTEGER PRIMARY KEY,
+  testbed      TEXT NOT NULL,
+  params_key   TEXT NOT NULL,          -- canonical JSON of every parameter that shapes the surface
+  params_json  TEXT NOT NULL,
+  status       TEXT NOT NULL DEFAULT 'running',   -- running | done | budget
+  started_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  finished_at  TEXT
+);
+CREATE INDEX surfaces_by_params ON surfaces(testbed, params_key, status);
+CREATE TABLE surface_points (
+  surface_id   INTEGER NOT NULL REFERENCES surfaces(id),
+  position     INTEGER NOT NULL,       -- order of the nearest-neighbour tour
+  sample       TEXT NOT NULL,
+  sample_json  TEXT NOT NULL,
+  search_id    INTEGER REFERENCES searches(id),   -- set in the transaction that creates the search
+  slot         INTEGER,
+  start_rate   REAL,
+  seeded       INTEGER NOT NULL DEFAULT 0,     -- start_rate is a nearby sample's peak [003 §3.7]
+  PRIMARY KEY (surface_id, position)
+);
+)sql",
 };
 
 int user_version(Database& db) {

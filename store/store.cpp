@@ -1,7 +1,9 @@
 #include "store/store.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "core/search_result.hpp"
 #include "store/schema.hpp"
 
@@ -32,9 +34,13 @@ void Store::add_trial(std::int64_t search_id, int load_index, const TrialResult&
   s.bind(5, t.achieved_rate).bind(6, static_cast<std::int64_t>(t.sent)).bind(7, static_cast<std::int64_t>(t.completed));
   s.bind(8, static_cast<std::int64_t>(t.errors)).bind(9, t.mean_ms).bind(10, t.p50_ms).bind(11, t.p90_ms);
   s.bind(12, t.p95_ms).bind(13, t.p99_ms).bind(14, t.max_ms).bind(15, t.cost_s);
+  // One transaction: a crash between the insert and the update would leave the search's trial
+  // count and cost behind its trials.
+  Transaction tx(db_);
   s.run();
   Statement u = db_.prepare("UPDATE searches SET trials = trials + 1, cost_s = cost_s + ?2 WHERE id = ?1");
   u.bind(1, search_id).bind(2, t.cost_s).run();
+  tx.commit();
 }
 
 void Store::add_load(std::int64_t search_id, int load_index, const TestLoad& l) {
@@ -134,6 +140,90 @@ void Store::put_truth(const std::string& testbed, const std::string& sample, con
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
   s.bind(1, testbed).bind(2, sample).bind(3, hash).bind(4, t.peak_rate).bind(5, t.region_low).bind(6, t.region_high);
   s.run();
+}
+
+namespace {
+
+Sample sample_from_json(const std::string& text) {
+  Sample sample;
+  const nlohmann::json j = nlohmann::json::parse(text);
+  for (auto it = j.begin(); it != j.end(); ++it) sample.set(it.key(), it.value().get<std::string>());
+  return sample;
+}
+
+}  // namespace
+
+std::optional<SurfaceRecord> Store::find_running_surface(const std::string& testbed, const std::string& params_key) {
+  Statement s = db_.prepare(
+      "SELECT id FROM surfaces WHERE testbed = ?1 AND params_key = ?2 AND status != 'done' ORDER BY id DESC LIMIT 1");
+  s.bind(1, testbed).bind(2, params_key);
+  if (!s.step()) return std::nullopt;
+  return surface(s.column_int(0));
+}
+
+std::int64_t Store::create_surface(const std::string& testbed, const std::string& params_key,
+                                   const std::string& params_json, const std::vector<Sample>& tour) {
+  Transaction tx(db_);
+  Statement s = db_.prepare("INSERT INTO surfaces (testbed, params_key, params_json) VALUES (?1, ?2, ?3)");
+  s.bind(1, testbed).bind(2, params_key).bind(3, params_json).run();
+  std::int64_t id = db_.last_insert_id();
+  for (std::size_t i = 0; i < tour.size(); ++i) {
+    nlohmann::json sample = tour[i].values();
+    Statement p = db_.prepare(
+        "INSERT INTO surface_points (surface_id, position, sample, sample_json) VALUES (?1, ?2, ?3, ?4)");
+    p.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, tour[i].key()).bind(4, sample.dump()).run();
+  }
+  tx.commit();
+  return id;
+}
+
+std::optional<SurfaceRecord> Store::surface(std::int64_t id) {
+  Statement s = db_.prepare("SELECT testbed, params_key, params_json, status FROM surfaces WHERE id = ?1");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  SurfaceRecord r;
+  r.id = id;
+  r.testbed = s.column_text(0);
+  r.params_key = s.column_text(1);
+  r.params_json = s.column_text(2);
+  r.status = s.column_text(3);
+  Statement p = db_.prepare(
+      "SELECT position, sample_json, search_id, slot, start_rate, seeded FROM surface_points WHERE surface_id = ?1 "
+      "ORDER BY position");
+  p.bind(1, id);
+  while (p.step()) {
+    SurfacePoint pt;
+    pt.position = static_cast<int>(p.column_int(0));
+    pt.sample = sample_from_json(p.column_text(1));
+    if (!p.column_is_null(2)) pt.search_id = p.column_int(2);
+    if (!p.column_is_null(3)) pt.slot = static_cast<int>(p.column_int(3));
+    if (!p.column_is_null(4)) pt.start_rate = p.column_double(4);
+    pt.seeded = p.column_int(5) != 0;
+    r.points.push_back(std::move(pt));
+  }
+  return r;
+}
+
+std::int64_t Store::begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search, int slot,
+                                         double start_rate, bool seeded) {
+  Transaction tx(db_);
+  std::int64_t search_id = begin_search(search);
+  Statement u = db_.prepare(
+      "UPDATE surface_points SET search_id = ?3, slot = ?4, start_rate = ?5, seeded = ?6 WHERE surface_id = ?1 AND "
+      "position = ?2 AND search_id IS NULL");
+  u.bind(1, surface_id).bind(2, std::int64_t{position}).bind(3, search_id).bind(4, std::int64_t{slot});
+  u.bind(5, start_rate).bind(6, std::int64_t{seeded ? 1 : 0}).run();
+  if (sqlite3_changes(db_.handle()) != 1) {
+    throw Error(fmt::format("surface {} point {} already has a search", surface_id, position));
+  }
+  tx.commit();
+  return search_id;
+}
+
+void Store::finish_surface(std::int64_t id, const std::string& status) {
+  Statement s = db_.prepare(
+      "UPDATE surfaces SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1");
+  s.bind(1, id).bind(2, status).run();
 }
 
 }  // namespace wb::store

@@ -32,6 +32,26 @@ struct StoredTrial {
   TrialResult trial;
 };
 
+// One planned sample of a response surface, in the order it is measured.
+struct SurfacePoint {
+  int position = 0;
+  Sample sample;
+  std::optional<std::int64_t> search_id;  // set once its search has started
+  std::optional<int> slot;                // the testbed slot that ran it
+  std::optional<double> start_rate;       // the search's first load (a seed, or [peak] start_rate)
+  bool seeded = false;                    // start_rate came from a nearby sample's peak
+};
+
+// A response surface [003 Alg. 1] as recorded: its parameters and its planned samples.
+struct SurfaceRecord {
+  std::int64_t id = 0;
+  std::string testbed;
+  std::string params_key;   // canonical text of the parameters; equal keys resume each other
+  std::string params_json;
+  std::string status;       // running | done | budget
+  std::vector<SurfacePoint> points;  // by position
+};
+
 // The workbench store: one SQLite file (WAL), schema versioned with migrations. Every write is
 // its own transaction, so a killed controller leaves every completed trial behind.
 // Not thread-safe: one Store per thread (SQLite handles concurrent processes).
@@ -50,6 +70,18 @@ class Store {
   std::optional<SearchRecord> search(std::int64_t id);
   std::vector<StoredTrial> trials(std::int64_t search_id);
   std::int64_t count_trials();
+
+  // Response surfaces (map-surface). find_running_surface finds the latest unfinished one ("running"
+  // or stopped by a budget) with these parameters. create_surface writes the surface and all its points in one
+  // transaction; begin_surface_search creates the search and links it to its point in one
+  // transaction, so a crash never leaves a search that no surface point knows about.
+  std::optional<SurfaceRecord> find_running_surface(const std::string& testbed, const std::string& params_key);
+  std::int64_t create_surface(const std::string& testbed, const std::string& params_key,
+                              const std::string& params_json, const std::vector<Sample>& tour);
+  std::optional<SurfaceRecord> surface(std::int64_t id);
+  std::int64_t begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search, int slot,
+                                    double start_rate, bool seeded);
+  void finish_surface(std::int64_t id, const std::string& status);
 
   struct TruthRow {
     double peak_rate = 0, region_low = 0, region_high = 0;
