@@ -1,6 +1,7 @@
 #include "sshd_fixture.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
@@ -108,6 +109,7 @@ SshdFixture::SshdFixture() {
   } catch (...) {
     // The destructor does not run for a constructor that throws: clean up here.
     sshd_.reset();
+    close_alive_fd();
     std::error_code ec;
     fs::remove_all(dir_, ec);
     throw;
@@ -148,7 +150,20 @@ void SshdFixture::start() {
                                       "Subsystem sftp /usr/lib/openssh/sftp-server",
                                   });
     run_checked(*local, {"/usr/sbin/sshd", "-t", "-f", config});
-    auto sshd = local->start({{"/usr/sbin/sshd", "-D", "-E", log_file_, "-f", config}, {}, {}, {}});
+    // sshd runs under a watchdog: if this process dies without running the destructor (a
+    // crash, a killed test run), the FIFO's last writer closes, the watchdog's read returns and
+    // it kills sshd, so no listener outlives its test.
+    const std::string fifo = fmt::format("{}/alive-{}", dir_, attempt);
+    if (::mkfifo(fifo.c_str(), 0600) != 0) throw_errno("mkfifo " + fifo, errno);
+    close_alive_fd();
+    alive_fd_ = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);  // O_RDWR: does not wait for a reader
+    if (alive_fd_ < 0) throw_errno("open " + fifo, errno);
+    const char* watchdog =
+        "/usr/sbin/sshd -D -E \"$1\" -f \"$2\" & pid=$!\n"
+        "(read -r _ <\"$3\"; kill $pid) >/dev/null 2>&1 &\n"
+        "wait $pid";
+    auto sshd =
+        local->start({{"/bin/sh", "-c", watchdog, "sshd-watchdog", log_file_, config, fifo}, {}, {}, {}});
     const auto until = std::chrono::steady_clock::now() + 10s;
     bool up = false;
     while (!up && std::chrono::steady_clock::now() < until) {
@@ -171,11 +186,17 @@ SshdFixture::~SshdFixture() {
     const auto children = listener_pid_ > 0 ? descendants(listener_pid_) : std::vector<pid_t>{};
     if (sshd_) sshd_->stop(500ms);
     for (pid_t pid : children) ::kill(pid, SIGKILL);
+    close_alive_fd();
     std::error_code ec;
     fs::remove_all(dir_, ec);
   } catch (...) {
     // Never throw from a destructor; the Process owner still kills the listener.
   }
+}
+
+void SshdFixture::close_alive_fd() noexcept {
+  if (alive_fd_ >= 0) ::close(alive_fd_);
+  alive_fd_ = -1;
 }
 
 std::string SshdFixture::write_file(const std::string& name, const std::vector<std::string>& lines) const {

@@ -7,7 +7,8 @@
 // ../shared/notes/ssh-testing.md for why each setting is there), starts /usr/sbin/sshd -D on a
 // free loopback port and returns once the port accepts connections. The destructor kills sshd
 // and every process under it (connection children and whatever commands they started) and
-// removes the directory; it never throws.
+// removes the directory; it never throws. If the process dies without the destructor (a crash,
+// a killed test), a watchdog beside sshd notices and stops it.
 //
 // Requires root (sshd must switch to the login user) and openssh-server. Failures throw
 // wb::Error with sshd's log. Threads: not thread-safe; const accessors may be read from several
@@ -62,6 +63,7 @@ class SshdFixture {
 
  private:
   void start();  // the constructor's work once dir_ exists
+  void close_alive_fd() noexcept;
 
   std::string host_ = "127.0.0.1";
   int port_ = 0;
@@ -72,6 +74,7 @@ class SshdFixture {
   std::string host_key_line_;
   std::string log_file_;
   pid_t listener_pid_ = -1;
+  int alive_fd_ = -1;  // write end of the watchdog's FIFO; closing it (or dying) stops sshd
   std::unique_ptr<wb::Process> sshd_;
 };
 
