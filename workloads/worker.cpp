@@ -74,7 +74,7 @@ class Worker::Impl {
 
   void run() {
     for (int i = 0; i < plan_.connections; ++i) open();
-    arm_tick(next_);
+    arm_tick(std::min(next_, win_end_));  // no request at all in the window: finish at its end
     arm_sweep();
     io_.run();
   }
