@@ -7,7 +7,7 @@ namespace asio = boost::asio;
 
 namespace {
 // Read data is zeros; every read response points into this one block as often as needed.
-constexpr std::size_t kZeroBlock = 256 * 1024;
+constexpr std::size_t kZeroBlock = std::size_t{256} * 1024;
 const std::array<std::uint8_t, kZeroBlock> kZeros{};
 }  // namespace
 

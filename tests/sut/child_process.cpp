@@ -43,6 +43,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
     throw std::runtime_error("pipe failed");
   }
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_ = ::fork();

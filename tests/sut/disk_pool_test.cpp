@@ -64,6 +64,7 @@ TEST_CASE("DiskPool::stop wakes every waiter with no disk", "[sut][unit]") {
   REQUIRE(pool.acquire().has_value());
   std::atomic<int> woken{0};
   std::vector<std::thread> waiters;
+  waiters.reserve(3);
   for (int i = 0; i < 3; ++i)
     waiters.emplace_back([&] {
       if (!pool.acquire()) ++woken;

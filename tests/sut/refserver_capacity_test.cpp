@@ -24,6 +24,7 @@ double closed_loop_throughput(int port, int clients, double disk_share, std::chr
   std::atomic<long> completed{0};
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(clients));
   for (int k = 0; k < clients; ++k) {
     threads.emplace_back([&, k] {
       try {

@@ -73,6 +73,7 @@ TEST_CASE("refserver answers pipelined requests on one connection, each id once"
   CHECK(got == sent);
   // The same from several connections at once (with 3 io threads they are served in parallel).
   std::vector<std::unique_ptr<RpcClient>> more;
+  more.reserve(4);
   for (int k = 0; k < 4; ++k) more.push_back(std::make_unique<RpcClient>(server.port()));
   for (int k = 0; k < 4; ++k)
     for (std::uint64_t id = 1; id <= 10; ++id) more[k]->send(Op::kRead, 100, id * 10 + k);

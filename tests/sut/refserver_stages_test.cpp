@@ -19,8 +19,8 @@ using wb::rpc::Status;
 constexpr double kEps = 1e-6;
 
 namespace {
-std::vector<std::string> det(std::string threads, std::string disks, std::string cpu_ms,
-                             std::string disk_ms) {
+std::vector<std::string> det(const std::string& threads, const std::string& disks, const std::string& cpu_ms,
+                             const std::string& disk_ms) {
   return {"--threads",     threads,     "--disks", disks,         "--cpu-ms",      cpu_ms,       "--cpu-dist",
           "deterministic", "--disk-ms", disk_ms,   "--disk-dist", "deterministic", "--cpu-mode", "sleep"};
 }
