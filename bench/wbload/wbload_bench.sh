@@ -143,9 +143,16 @@ done
 # from S down to 0 over the S/(1-ρ) = 2 s of arrivals from the stall's start. Those are
 # S/((1-ρ)P) = 20% of all requests, with latency uniform on (0, S]. The top 1% of all requests is
 # the top 5% of them: p99 ≈ S·(1 - 0.01·(1-ρ)P/S) = 0.95 s, plus ~5 ms of service time.
-# A closed-loop generator with 2 connections (wrk -c2: 2 of 4 workers busy = 50% load) sends
-# nothing while its 2 requests are stuck, so each stall adds only 2 slow samples to ~10,000 fast
-# ones and its p99 stays near the 5 ms service time — that gap is coordinated omission.
+# A closed-loop generator with 2 connections (wrk -c2: 2 of 4 workers busy ≈ 50% load) sends
+# nothing while its 2 requests are stuck, so each stall adds only 2 slow samples to ~3,600 fast
+# ones: measured that way its p99 would sit near the 5 ms service time (coordinated omission).
+# wrk 4.x knows this and patches its histogram after the run (stats_correct in wrk.c): for each
+# recorded latency L above the mean per-connection interval i = runtime / (requests/connections)
+# it adds synthetic samples L-i, L-2i, ... . That lands its p99 near the stall length, but the
+# patch assumes the server is idle again right after the stall (no backlog to drain) and the
+# closed loop also offered less than 400/s (it slows down with the server), so it reads low
+# against the open-loop expectation. wbload needs no correction: it measures every request from
+# its intended send time.
 echo
 echo "== 3. coordinated omission: 1 s stall every 10 s, 50% load (λ = 400/s, μ = 800/s), 30 s =="
 EXPECTED=955
@@ -172,5 +179,6 @@ for pair in "wbload rpc -> refserver (open loop)|$J1" "wbload http -> stall_http
   printf "%-44s %10.3f %10.3f %12.1f %14s\n" "$name" "$p50" "$p99" "$rps" "$(ratio "$p99" "$EXPECTED")"
 done
 WRK_P50=$(awk '$1 == "50%" { v = $2; if (v ~ /ms$/) { sub(/ms$/, "", v); print v } else if (v ~ /us$/) { sub(/us$/, "", v); print v / 1000 } else if (v ~ /s$/) { sub(/s$/, "", v); print v * 1000 } }' <<< "$WRKOUT")
-printf "%-44s %10.3f %10.3f %12.1f %14s\n" "wrk -t1 -c2 -> stall_http_server (closed)" "$WRK_P50" "$WRK_P99" "$WRK_RPS" "$(ratio "$WRK_P99" "$EXPECTED")"
+printf "%-44s %10.3f %10.3f %12.1f %14s\n" "wrk -t1 -c2 -> stall_http_server (closed*)" "$WRK_P50" "$WRK_P99" "$WRK_RPS" "$(ratio "$WRK_P99" "$EXPECTED")"
 printf "%-44s %10s %10.3f\n" "expected (fluid model, see comment)" "" "$EXPECTED"
+echo "* closed loop; wrk's p99 includes its post-hoc coordinated-omission correction (see comment)"
