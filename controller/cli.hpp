@@ -30,5 +30,10 @@ int run_cli(int argc, char** argv);
 // The subcommand table (cli.cpp) and each subcommand's setup (one file each).
 Command peak_command();
 Command sim_command();
+Command map_surface_command();
+Command hosts_command();
+Command whatif_command();
+Command model_command();
+Command report_command();
 
 }  // namespace wb

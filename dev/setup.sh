@@ -12,7 +12,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   libssh-dev libboost-dev libsqlite3-dev libcli11-dev catch2 libtomlplusplus-dev
   nlohmann-json3-dev libeigen3-dev libfmt-dev
-  sqlite3 openssh-server openssh-client nginx-light redis-server memcached wrk procps iproute2
+  sqlite3 openssh-server openssh-client nginx-light redis-server memcached wrk procps iproute2 jq time
   clang-format clang-tidy
 )
 
