@@ -1,0 +1,233 @@
+// Benchmark for issue 6 (map-surface) on configs/sim.toml (4 disks x 8 thread counts = 32 samples,
+// the grid of [003 §5.3.2]), through the library API (plan_surface, run_surface, Surface), not
+// the CLI:
+//  1. MAPE over all 32 samples of the quadratic surface fitted from 6, 8 and 10 D-optimal points,
+//     against the true λ* of every sample (sim::compute_truth), next to [003 Table 4];
+//  2. sequential augmentation: from 6 D-optimal points, add the point that keeps the design
+//     D-optimal (rsm augment) until the LOO MAPE is <= 5% or every sample is measured;
+//  3. the cost of the D-optimal surface vs the full factorial, with and without seeding [003 Fig. 8];
+//  4. wall time at --parallel 1, 2, 4 (the schedule's makespan in virtual seconds) and the real time.
+//
+// Usage: bench_surface [--config F] [--truth-cache PATH]
+//   --truth-cache  a workbench store that caches the true λ* (the same cache as `workbench sim truth`);
+//                  default /tmp/wb_bench_surface_truth.db. Computing the 32 truths takes a minute or two.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+#include "controller/surface_plan.hpp"
+#include "core/error.hpp"
+#include "controller/surface_runner.hpp"
+#include "harness/sim/random.hpp"
+#include "harness/sim/sim_testbed.hpp"
+#include "harness/sim/truth.hpp"
+#include "rsm/surface.hpp"
+#include "rsm/validation.hpp"
+#include "store/store.hpp"
+
+namespace fs = std::filesystem;
+using namespace wb;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The same key as `workbench sim truth` (controller/cmd_sim.cpp), so both share cached truths.
+std::string truth_hash(const Config& config) {
+  std::ostringstream text;
+  text << *config.root().get("sim")->as_table() << "|" << config.peak().r_sat_ms << "|" << config.peak().width;
+  return fmt::format("{:016x}", sim::hash_text(text.str()));
+}
+
+Eigen::VectorXd true_peaks(const Config& config, const SurfacePlan& plan, const std::string& cache) {
+  store::Store store(cache);
+  const std::string hash = truth_hash(config);
+  Eigen::VectorXd y(static_cast<Eigen::Index>(plan.samples.size()));
+  for (std::size_t i = 0; i < plan.samples.size(); ++i) {
+    const Sample& s = plan.samples[i];
+    auto row = store.find_truth(config.name(), s.key(), hash);
+    if (!row) {
+      sim::Truth t = sim::compute_truth(*config.sim(), s, config.peak().r_sat_ms, config.peak().width, config.sim()->seed);
+      row = store::Store::TruthRow{t.peak_rate, t.region_low, t.region_high};
+      store.put_truth(config.name(), s.key(), hash, *row);
+    }
+    y(static_cast<Eigen::Index>(i)) = row->peak_rate;
+  }
+  return y;
+}
+
+struct Bench {
+  const Config& config;
+  fs::path dir;
+  int stores = 0;
+
+  // Runs the searches of `tour` (candidate rows of `plan`) in a fresh store.
+  SurfaceRun run(const SurfacePlan& plan, const std::vector<Eigen::Index>& tour, bool seeding, int parallel,
+                 double* real_s = nullptr) {
+    std::string path = (dir / fmt::format("s{}.db", stores++)).string();
+    std::vector<Sample> samples;
+    for (Eigen::Index r : tour) samples.push_back(plan.samples[static_cast<std::size_t>(r)]);
+    std::int64_t id = store::Store(path).create_surface(config.name(), "bench", "{}", samples);
+    SurfaceRunOptions o;
+    o.store_path = path;
+    o.parallel = parallel;
+    o.seeding = seeding;
+    o.search = {config.peak(), config.peak().target};
+    o.policy = config.peak().policy;
+    o.start_rate = config.peak().start_rate;
+    o.search_record.testbed = config.name();
+    o.search_record.policy = o.policy;
+    o.factors = &config.factors();
+    o.make_runner = [&](int) { return std::make_unique<sim::SimulatedTestbed>(*config.sim(), config.sim()->seed); };
+    auto t0 = Clock::now();
+    SurfaceRun r = run_surface(id, o);
+    if (real_s != nullptr) *real_s = seconds_since(t0);
+    return r;
+  }
+};
+
+// Surface from the found peaks of `run` at `tour`; MAPE (percent) against `truth` at every candidate.
+struct Scored {
+  std::optional<double> loo;
+  double mape_all = 0;
+  int measured = 0;
+};
+
+Scored score(const SurfacePlan& plan, const std::vector<Eigen::Index>& tour, const std::vector<double>& peaks,
+             const Eigen::VectorXd& truth) {
+  Eigen::MatrixXd pts(static_cast<Eigen::Index>(tour.size()), plan.candidates.cols());
+  Eigen::VectorXd y(static_cast<Eigen::Index>(tour.size()));
+  for (std::size_t i = 0; i < tour.size(); ++i) {
+    pts.row(static_cast<Eigen::Index>(i)) = plan.candidates.row(tour[i]);
+    y(static_cast<Eigen::Index>(i)) = peaks[i];
+  }
+  Surface s(plan.factors, plan.codings, ModelKind::kQuadratic, pts, y);
+  return {s.loo_mape(), mape(truth, s.predict_values(plan.candidates)), static_cast<int>(tour.size())};
+}
+
+std::vector<double> found_peaks(const SurfaceRun& run) {
+  std::vector<double> p;
+  for (const PointOutcome& o : run.points) {
+    if (!o.peak_rate) throw Error(fmt::format("position {}: search {}", o.position, o.status));
+    p.push_back(*o.peak_rate);
+  }
+  return p;
+}
+
+std::string loo_text(std::optional<double> loo) { return loo ? fmt::format("{:.1f}%", *loo) : std::string("n/a"); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config_path = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+  std::string cache = "/tmp/wb_bench_surface_truth.db";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) config_path = argv[++i];
+    else if (std::strcmp(argv[i], "--truth-cache") == 0 && i + 1 < argc) cache = argv[++i];
+    else {
+      fmt::print(stderr, "usage: bench_surface [--config F] [--truth-cache PATH]\n");
+      return 2;
+    }
+  }
+  try {
+    Config config = Config::load(config_path);
+    fs::path dir = fs::temp_directory_path() / fmt::format("wb_bench_surface_{}", getpid());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    Bench bench{config, dir};
+    const std::vector<std::string> factors{"disks", "threads"};
+    SurfacePlan full = plan_surface(config, config.default_sample(), {factors, "full", 0, 1});
+
+    auto t0 = Clock::now();
+    Eigen::VectorXd truth = true_peaks(config, full, cache);
+    fmt::print("config {}: {} samples (disks x threads), quadratic surface, threads log-coded; truths in {:.0f} s\n\n",
+               config_path, full.candidates.rows(), seconds_since(t0));
+
+    // 1. Table 4.
+    fmt::print("1. MAPE over all 32 samples vs the true λ* [003 Table 4: DB_TP 14/14/15%, Web 9/9/9%, Mail 3.3/2.8/2.7%]\n");
+    fmt::print("{:>8} {:>10} {:>10} {:>12} {:>10}\n", "points", "MAPE-all", "LOO MAPE", "cost (h)", "trials");
+    std::map<int, SurfaceRun> dopt_runs;
+    std::map<int, SurfacePlan> dopt_plans;
+    for (int n : {6, 8, 10}) {
+      dopt_plans.emplace(n, plan_surface(config, config.default_sample(), {factors, "dopt", n, 1}));
+      const SurfacePlan& plan = dopt_plans.at(n);
+      dopt_runs.emplace(n, bench.run(plan, plan.tour, false, 1));
+      const SurfaceRun& r = dopt_runs.at(n);
+      Scored s = score(plan, plan.tour, found_peaks(r), truth);
+      int trials = 0;
+      for (const auto& p : r.points) trials += p.trials;
+      fmt::print("{:>8} {:>9.1f}% {:>10} {:>12.1f} {:>10}\n", n, s.mape_all, loo_text(s.loo), r.cost_s / 3600, trials);
+    }
+    SurfaceRun full_run = bench.run(full, full.tour, false, 1);
+    {
+      Scored s = score(full, full.tour, found_peaks(full_run), truth);
+      fmt::print("{:>8} {:>9.1f}% {:>10} {:>12.1f}   (full factorial: the model's own error)\n", 32, s.mape_all,
+                 loo_text(s.loo), full_run.cost_s / 3600);
+    }
+
+    // 2. Sequential augmentation from the 6-point design.
+    fmt::print("\n2. Sequential augmentation from 6 D-optimal points until LOO MAPE <= 5%\n");
+    fmt::print("{:>8} {:>10} {:>10} {:>12}  added\n", "points", "LOO MAPE", "MAPE-all", "cost (h)");
+    {
+      const SurfacePlan& plan = dopt_plans.at(6);
+      std::vector<Eigen::Index> tour = plan.tour;
+      std::vector<double> peaks = found_peaks(dopt_runs.at(6));
+      double cost = dopt_runs.at(6).cost_s;
+      std::string added = "-";
+      for (;;) {
+        Scored s = score(plan, tour, peaks, truth);
+        fmt::print("{:>8} {:>10} {:>9.1f}% {:>12.1f}  {}\n", tour.size(), loo_text(s.loo), s.mape_all, cost / 3600, added);
+        if ((s.loo && *s.loo <= 5.0) || tour.size() == static_cast<std::size_t>(plan.candidates.rows())) break;
+        Design next = augment(plan.coded, plan.terms, tour, 1, 40, 1);
+        Eigen::Index row = next.points.back();
+        SurfaceRun one = bench.run(plan, {row}, false, 1);
+        tour.push_back(row);
+        peaks.push_back(found_peaks(one)[0]);
+        cost += one.cost_s;
+        added = plan.samples[static_cast<std::size_t>(row)].key();
+      }
+    }
+
+    // 3. Cost vs the full factorial, with and without seeding [003 Fig. 8].
+    fmt::print("\n3. Cost of the surface (machine time, hours; binsearch)\n");
+    fmt::print("{:>22} {:>14} {:>14} {:>10}\n", "design", "no seeding", "seeding", "ratio");
+    SurfaceRun full_seeded = bench.run(full, full.tour, true, 1);
+    SurfaceRun dopt_seeded = bench.run(dopt_plans.at(8), dopt_plans.at(8).tour, true, 1);
+    fmt::print("{:>22} {:>14.1f} {:>14.1f} {:>10.2f}\n", "full factorial (32)", full_run.cost_s / 3600,
+               full_seeded.cost_s / 3600, full_seeded.cost_s / full_run.cost_s);
+    fmt::print("{:>22} {:>14.1f} {:>14.1f} {:>10.2f}\n", "D-optimal (8)", dopt_runs.at(8).cost_s / 3600,
+               dopt_seeded.cost_s / 3600, dopt_seeded.cost_s / dopt_runs.at(8).cost_s);
+    fmt::print("{:>22} {:>14.2f} {:>14.2f}\n", "D-opt / full", dopt_runs.at(8).cost_s / full_run.cost_s,
+               dopt_seeded.cost_s / full_seeded.cost_s);
+    {
+      Scored s = score(full, full.tour, found_peaks(full_seeded), truth);
+      Scored d = score(dopt_plans.at(8), dopt_plans.at(8).tour, found_peaks(dopt_seeded), truth);
+      fmt::print("{:>22} {:>13.1f}% {:>13.1f}%   (MAPE-all with seeding: full, D-opt 8)\n", "", s.mape_all, d.mape_all);
+    }
+
+    // 4. Wall time on K slots (no seeding: the searches, hence the costs, do not depend on K).
+    fmt::print("\n4. Wall time on K slots (virtual makespan, hours; real seconds of simulation)\n");
+    fmt::print("{:>4} {:>16} {:>10} {:>16} {:>10} {:>10}\n", "K", "full: wall (h)", "speed-up", "D-opt8: wall (h)",
+               "speed-up", "real (s)");
+    double full1 = 0, dopt1 = 0;
+    for (int k : {1, 2, 4}) {
+      double real = 0;
+      SurfaceRun f = bench.run(full, full.tour, false, k, &real);
+      SurfaceRun d = bench.run(dopt_plans.at(8), dopt_plans.at(8).tour, false, k);
+      if (k == 1) full1 = f.wall_s, dopt1 = d.wall_s;
+      fmt::print("{:>4} {:>16.1f} {:>10.2f} {:>16.1f} {:>10.2f} {:>10.1f}\n", k, f.wall_s / 3600, full1 / f.wall_s,
+                 d.wall_s / 3600, dopt1 / d.wall_s, real);
+    }
+    fs::remove_all(dir);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bench_surface: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

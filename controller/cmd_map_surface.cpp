@@ -1,0 +1,177 @@
+// `workbench map-surface`: [003 Alg. 1] with a D-optimal response surface [003 §4, §5.3.2].
+// Chooses the samples, orders them by a nearest-neighbour tour, runs a peak search on each (on K
+// testbed slots at once), stores everything as it happens, fits the quadratic surface and reports
+// measured and predicted λ*. Running the same command again continues an unfinished surface.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "controller/cli.hpp"
+#include "controller/surface_plan.hpp"
+#include "controller/surface_report.hpp"
+#include "controller/surface_runner.hpp"
+#include "controller/surface_slots.hpp"
+#include "controller/testbed.hpp"
+#include "core/error.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+namespace {
+
+struct MapSurfaceOptions {
+  std::string factors;
+  std::string set;
+  std::string design = "dopt";
+  int points = 0;
+  std::string policy;
+  std::string target;
+  bool seeding = false;
+  int parallel = 1;
+  double budget_h = 0;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  bool verbose = false;
+};
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string name = text.substr(start, comma - start);
+    if (name.empty()) throw InputError(fmt::format("--factors: empty factor name in '{}'", text));
+    out.push_back(name);
+    start = comma + 1;
+  }
+  return out;
+}
+
+nlohmann::json peak_options_json(const PeakConfig& p) {
+  return {{"r_sat_ms", p.r_sat_ms},     {"width", p.width},           {"start_rate", p.start_rate},
+          {"runlength_s", p.runlength_s}, {"min_trials", p.min_trials}, {"max_trials", p.max_trials},
+          {"max_loads", p.max_loads},   {"budget_s", p.budget_s},     {"sequential", p.sequential}};
+}
+
+int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Everything the user gave is validated before the store is opened: bad input changes nothing.
+  Config config = Config::load(common.config);
+  Sample base = config.sample(o.set);
+  std::uint64_t seed = o.seed_given ? o.seed : default_seed(config);
+  SurfacePlanOptions po{split_names(o.factors), o.design, o.points, seed};
+  SurfacePlan plan = plan_surface(config, base, po);
+  SearchOptions search{config.peak(), o.target.empty() ? config.peak().target : Target::parse(o.target)};
+  std::string policy = o.policy.empty() ? config.peak().policy : o.policy;
+  make_picker(policy, config.peak(), config.peak().start_rate);  // rejects an unknown policy now
+  if (o.budget_h < 0) throw InputError("--budget: must be a positive number of hours");
+  std::optional<TestbedConfig> real = validate_testbed(config);
+  std::vector<std::optional<TestbedConfig>> slots = testbed_slots(config, real, o.parallel);
+
+  // The parameters that make two runs the same surface (not --parallel or --budget: a surface may
+  // be continued with more slots or a larger budget).
+  nlohmann::json options = peak_options_json(search.peak);
+  std::vector<std::string> tour_keys;
+  std::vector<Sample> tour;
+  for (Eigen::Index row : plan.tour) {
+    tour.push_back(plan.samples[static_cast<std::size_t>(row)]);
+    tour_keys.push_back(tour.back().key());
+  }
+  nlohmann::json params{{"factors", plan.factors},
+                        {"design", plan.kind},
+                        {"tour", tour_keys},
+                        {"base", base.key()},
+                        {"policy", policy},
+                        {"seeding", o.seeding},
+                        {"seed", seed},
+                        {"target", {search.target.confidence, search.target.accuracy}},
+                        {"peak", options}};
+
+  const std::string store_path = common.store.empty() ? config.store_path() : common.store;
+  std::int64_t surface_id = 0;
+  {
+    store::Store store(store_path);
+    if (auto found = store.find_running_surface(config.name(), params.dump())) {
+      surface_id = found->id;
+      std::cerr << fmt::format("continuing surface {} ({} samples)\n", surface_id, found->points.size());
+    } else {
+      surface_id = store.create_surface(config.name(), params.dump(), params.dump(), tour);
+      std::cerr << fmt::format("surface {}: {} samples of {}\n", surface_id, tour.size(), plan.candidates.rows());
+    }
+  }
+
+  SurfaceRunOptions ro;
+  ro.store_path = store_path;
+  ro.parallel = o.parallel;
+  ro.seeding = o.seeding;
+  ro.budget_s = o.budget_h * 3600;
+  ro.search = search;
+  ro.policy = policy;
+  ro.start_rate = config.peak().start_rate;
+  ro.search_record.testbed = config.name();
+  ro.search_record.confidence = search.target.confidence;
+  ro.search_record.accuracy = search.target.accuracy;
+  ro.search_record.policy = policy;
+  ro.search_record.seed = static_cast<std::int64_t>(seed);
+  ro.search_record.options_json = options.dump();
+  ro.make_runner = [&](int slot) {
+    return make_trial_runner(config, slots[static_cast<std::size_t>(slot)], seed, o.verbose);
+  };
+  ro.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  ro.verbose = o.verbose;
+  ro.factors = &config.factors();
+
+  SurfaceRun run = run_surface(surface_id, ro);
+
+  SurfaceReport report;
+  report.surface_id = surface_id;
+  report.config = &config;
+  report.plan = &plan;
+  report.run = &run;
+  report.status = run.budget_stopped ? "budget" : "done";
+  report.policy = policy;
+  report.seeding = o.seeding;
+  report.parallel = o.parallel;
+  fit_report_surface(report);
+  {
+    store::Store store(store_path);
+    store.finish_surface(surface_id, report.status);
+  }
+  report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (common.json) std::cout << surface_json(report).dump(2) << "\n";
+  else print_surface(std::cout, report);
+  return to_int(report.status == "done" && report.surface ? ExitStatus::kOk : ExitStatus::kNegative);
+}
+
+}  // namespace
+
+Command map_surface_command() {
+  return Command{
+      "map-surface",
+      "Map how the peak rate λ* changes across factors (Algorithm 1 of the workbench paper): measure a "
+      "D-optimal subset of the factor grid (or all of it) with one peak search each, fit a quadratic response "
+      "surface and report measured and predicted λ*. Everything is stored as it happens; running the same "
+      "command again continues an interrupted surface. Exit 0 when done and fitted, 1 otherwise.",
+      [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+        auto o = std::make_shared<MapSurfaceOptions>();
+        add_common_options(app, common);
+        app.add_option("--factors,-f", o->factors, "numeric factors of the surface, e.g. disks,threads")->required();
+        app.add_option("--design,-d", o->design, "full (every level combination) or dopt (D-optimal subset; default)");
+        app.add_option("--points,-n", o->points, "dopt: number of samples (default: model terms + 2)");
+        app.add_option("--set,-s", o->set, "levels of the other factors, e.g. mix=read (others: their default)");
+        app.add_option("--policy,-p", o->policy, "load picker of each search (default: [peak] policy)");
+        app.add_option("--target,-t", o->target, "CONFIDENCE/ACCURACY of each search (default: [peak] target)");
+        app.add_flag("--seeding", o->seeding, "start each search at the λ* of the nearest measured sample");
+        app.add_option("--parallel,-j", o->parallel, "testbed slots running searches at once (default 1)");
+        app.add_option("--budget", o->budget_h, "stop starting searches once the total cost reaches HOURS");
+        app.add_option("--seed", o->seed, "random seed of the design and the simulated testbed (default: [sim] seed)")
+            ->each([o](const std::string&) { o->seed_given = true; });
+        app.add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
+        return [&common, o] { return run_map_surface(common, *o); };
+      }};
+}
+
+}  // namespace wb

@@ -1,0 +1,57 @@
+#pragma once
+// Choosing and ordering the samples of a response surface [003 Alg. 1 Step 2, §4, §5.3.2].
+//
+// The candidates are the full factorial of the chosen numeric factors' declared levels (4 disks x 8
+// threads = the 32 samples of §5.3.2); the other factors stay at the base sample's levels. The
+// design is either every candidate ("full") or a D-optimal subset for a quadratic model ("dopt",
+// Fedorov exchange over coded factors). The design points are then ordered by a nearest-neighbour
+// tour so that seeding each search from its nearest measured neighbour [003 §3.7] helps.
+//
+// Pure computation on the config; safe from any thread.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "core/config.hpp"
+#include "rsm/coding.hpp"
+#include "rsm/design.hpp"
+#include "rsm/model_terms.hpp"
+
+namespace wb {
+
+struct SurfacePlanOptions {
+  std::vector<std::string> factors;  // numeric factors of the config, at least one, no repeats
+  std::string design = "dopt";       // "full" | "dopt"
+  int points = 0;                    // dopt: N; 0 = the number of model terms + 2
+  std::uint64_t seed = 1;            // of the exchange algorithm's random starts
+};
+
+struct SurfacePlan {
+  std::vector<std::string> factors;
+  std::vector<Coding> codings;      // per factor; see coding_for_levels()
+  std::vector<Term> terms;          // quadratic model over the coded factors
+  Eigen::MatrixXd candidates;       // natural units, one row per candidate sample
+  Eigen::MatrixXd coded;            // the same, coded
+  std::vector<Sample> samples;      // candidate samples (base sample + the row's levels)
+  std::vector<Eigen::Index> tour;   // the design's candidate rows in the order they are measured
+  Design figures;                   // D and efficiency of the design
+  std::string kind;                 // "full" | "dopt"
+};
+
+// The coding of a factor's levels: log when every level is positive and they span at least a
+// factor of 10 (thread counts 1..100: a quadratic in log(threads) can rise and level off, one in
+// threads cannot), else linear.
+Coding coding_for_levels(const std::vector<double>& levels);
+
+// Builds the plan. InputError naming the option for an unknown, categorical or repeated factor,
+// an unknown design kind, or N outside [terms, candidates].
+SurfacePlan plan_surface(const Config& config, const Sample& base, const SurfacePlanOptions& options);
+
+// Greedy nearest-neighbour tour of `rows` of `coded` (Euclidean distance of coded factors): starts
+// at the row nearest the all-low corner, then always moves to the nearest unvisited row (ties to
+// the lower row index). Returns the rows in tour order.
+std::vector<Eigen::Index> nearest_neighbour_tour(const Eigen::MatrixXd& coded, std::vector<Eigen::Index> rows);
+
+}  // namespace wb

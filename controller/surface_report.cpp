@@ -1,0 +1,172 @@
+#include "controller/surface_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <cmath>
+#include <map>
+#include <ostream>
+
+#include "controller/peak_report.hpp"
+#include "core/error.hpp"
+
+namespace wb {
+
+namespace {
+
+// The outcome measured at candidate row `row`, if the design includes it.
+const PointOutcome* outcome_at(const SurfaceReport& r, Eigen::Index row) {
+  for (std::size_t i = 0; i < r.plan->tour.size(); ++i) {
+    if (r.plan->tour[i] == row) return &r.run->points[i];
+  }
+  return nullptr;
+}
+
+nlohmann::json number_or_null(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return *v;
+}
+
+}  // namespace
+
+void fit_report_surface(SurfaceReport& r) {
+  std::vector<Eigen::Index> rows;
+  std::vector<double> y;
+  for (std::size_t i = 0; i < r.plan->tour.size(); ++i) {
+    const PointOutcome& p = r.run->points[i];
+    if (p.peak_rate) {
+      rows.push_back(r.plan->tour[i]);
+      y.push_back(*p.peak_rate);
+    }
+  }
+  Eigen::MatrixXd points(static_cast<Eigen::Index>(rows.size()), r.plan->candidates.cols());
+  for (std::size_t i = 0; i < rows.size(); ++i) points.row(static_cast<Eigen::Index>(i)) = r.plan->candidates.row(rows[i]);
+  Eigen::VectorXd yv = Eigen::Map<Eigen::VectorXd>(y.data(), static_cast<Eigen::Index>(y.size()));
+  try {
+    r.surface.emplace(r.plan->factors, r.plan->codings, ModelKind::kQuadratic, points, yv);
+  } catch (const InputError& e) {
+    r.surface.reset();
+    r.fit_error = fmt::format("no fit from {} measured samples: {}", rows.size(), e.what());
+  }
+}
+
+nlohmann::json surface_json(const SurfaceReport& r) {
+  const SurfacePlan& plan = *r.plan;
+  nlohmann::json j;
+  j["surface_id"] = r.surface_id;
+  j["testbed"] = r.config->name();
+  j["factors"] = plan.factors;
+  j["status"] = r.status;
+  j["policy"] = r.policy;
+  j["seeding"] = r.seeding;
+  nlohmann::json coding = nlohmann::json::object();
+  for (std::size_t i = 0; i < plan.factors.size(); ++i) coding[plan.factors[i]] = to_string(plan.codings[i].scale());
+  // d_efficiency is AlgDesign's Dea, a lower bound on the D-efficiency against the optimal
+  // approximate design (see rsm/design.hpp); D is computed on the coded factors.
+  j["design"] = {{"kind", plan.kind},
+                 {"points", plan.tour.size()},
+                 {"candidates", plan.candidates.rows()},
+                 {"D", plan.figures.d},
+                 {"d_efficiency", plan.figures.d_efficiency_bound},
+                 {"g_efficiency", plan.figures.g_efficiency},
+                 {"coding", coding}};
+  std::optional<Eigen::VectorXd> predicted;
+  if (r.surface) predicted = r.surface->predict_values(plan.candidates);
+  nlohmann::json samples = nlohmann::json::array();
+  int trials = 0;
+  for (Eigen::Index row = 0; row < plan.candidates.rows(); ++row) {
+    const PointOutcome* p = outcome_at(r, row);
+    nlohmann::json s;
+    s["sample"] = sample_json(*r.config, plan.samples[static_cast<std::size_t>(row)]);
+    s["measured"] = p != nullptr && p->peak_rate.has_value();
+    s["peak_rate"] = p != nullptr ? number_or_null(p->peak_rate) : nlohmann::json(nullptr);
+    s["predicted"] = predicted ? number_or_null((*predicted)(row)) : nlohmann::json(nullptr);
+    s["search_id"] = p != nullptr && p->search_id ? nlohmann::json(*p->search_id) : nlohmann::json(nullptr);
+    if (p != nullptr && p->search_id) s["search_status"] = p->status;
+    samples.push_back(s);
+  }
+  for (const PointOutcome& p : r.run->points) trials += p.trials;
+  j["samples"] = samples;
+  if (r.surface) {
+    const Fit& f = r.surface->fit();
+    std::vector<double> coefs(f.coefficients.data(), f.coefficients.data() + f.coefficients.size());
+    j["fit"] = {{"terms", term_names(f.terms)},
+                {"coefficients", coefs},
+                {"r2", number_or_null(f.r2)},
+                {"mape_loo", number_or_null(r.surface->loo_mape())}};
+  } else {
+    j["fit"] = nullptr;
+    j["fit_error"] = r.fit_error;
+  }
+  j["trials"] = trials;
+  j["cost_s"] = r.run->cost_s;
+  j["wall_s"] = r.run->wall_s;
+  j["parallel"] = r.parallel;
+  j["this_run"] = {{"elapsed_s", r.elapsed_s},
+                   {"trials_run", r.run->live_trials},
+                   {"trials_replayed", r.run->replayed_trials}};
+  return j;
+}
+
+void print_surface(std::ostream& out, const SurfaceReport& r) {
+  const SurfacePlan& plan = *r.plan;
+  const Config& config = *r.config;
+  fmt::print(out, "surface {} on {}: {} design, {} of {} samples, policy {}{}\n", r.surface_id, config.name(),
+             plan.kind, plan.tour.size(), plan.candidates.rows(), r.policy, r.seeding ? " with seeding" : "");
+  std::optional<Eigen::VectorXd> predicted;
+  if (r.surface) predicted = r.surface->predict_values(plan.candidates);
+  auto cell = [&](Eigen::Index row) {
+    const PointOutcome* p = outcome_at(r, row);
+    if (p != nullptr && p->peak_rate) return fmt::format("{:.0f}*", *p->peak_rate);
+    if (p != nullptr && p->search_id) return std::string(p->status.empty() ? "running" : p->status);
+    if (predicted) return fmt::format("{:.0f} ", (*predicted)(row));
+    return std::string("- ");
+  };
+  const Factor* f0 = config.factor(plan.factors[0]);
+  out << "\nλ* (requests/s; * = measured, others predicted by the surface)\n";
+  if (plan.factors.size() == 2) {
+    const Factor* f1 = config.factor(plan.factors[1]);
+    std::string corner = fmt::format("{}\\{}", f0->name, f1->name);
+    fmt::print(out, "{:>14}", corner);
+    for (const std::string& l : f1->levels) fmt::print(out, " {:>9}", l);
+    out << "\n";
+    // full_factorial: the first factor varies fastest.
+    const auto n0 = static_cast<Eigen::Index>(f0->levels.size());
+    for (Eigen::Index i = 0; i < n0; ++i) {
+      fmt::print(out, "{:>14}", f0->levels[static_cast<std::size_t>(i)]);
+      for (Eigen::Index j = 0; j < static_cast<Eigen::Index>(f1->levels.size()); ++j) {
+        fmt::print(out, " {:>9}", cell(j * n0 + i));
+      }
+      out << "\n";
+    }
+  } else {
+    for (Eigen::Index row = 0; row < plan.candidates.rows(); ++row) {
+      fmt::print(out, "  {:<40} {:>9}\n", plan.samples[static_cast<std::size_t>(row)].key(), cell(row));
+    }
+  }
+  out << "\n";
+  if (r.surface) {
+    const Fit& f = r.surface->fit();
+    out << "coefficients (coded factors:";
+    for (std::size_t i = 0; i < plan.factors.size(); ++i) {
+      fmt::print(out, " {} {}", plan.factors[i], to_string(plan.codings[i].scale()));
+    }
+    out << ")\n";
+    for (std::size_t t = 0; t < f.terms.size(); ++t) {
+      fmt::print(out, "  {:<20} {:>12.3f}\n", f.terms[t].name, f.coefficients(static_cast<Eigen::Index>(t)));
+    }
+    auto loo = r.surface->loo_mape();
+    fmt::print(out, "r² = {:.4f}, LOO MAPE = {}\n", f.r2,
+               loo ? fmt::format("{:.2f}%", *loo) : std::string("n/a (saturated design)"));
+  } else {
+    fmt::print(out, "{}\n", r.fit_error);
+  }
+  fmt::print(out, "design: D = {:.4g}, D-efficiency >= {:.1f}%, G-efficiency {:.1f}%\n", plan.figures.d,
+             plan.figures.d_efficiency_bound * 100, plan.figures.g_efficiency * 100);
+  fmt::print(out, "cost: {:.0f} s ({:.2f} h) machine time; wall time {:.0f} s ({:.2f} h) on {} slot{}\n",
+             r.run->cost_s, r.run->cost_s / 3600, r.run->wall_s, r.run->wall_s / 3600, r.parallel,
+             r.parallel == 1 ? "" : "s");
+  if (r.status == "budget") out << "stopped by --budget: some samples were not measured\n";
+}
+
+}  // namespace wb

@@ -1,0 +1,159 @@
+// `workbench map-surface` as a user runs it: the real binary, a real store, the simulated testbed.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tests/sut/child_process.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+const std::string kDemoConfig = std::string(WB_SOURCE_DIR) + "/configs/demo.toml";
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("wb_map_surface_cli_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+wb::test::RunResult workbench(std::vector<std::string> args) {
+  args.insert(args.begin(), kWorkbench);
+  return wb::test::run_to_exit(args, 300s);
+}
+
+}  // namespace
+
+TEST_CASE("map-surface --json: every candidate sample, the measured ones with λ*, the fit and the cost") {
+  fs::path dir = fresh_dir("json");
+  std::string store = (dir / "w.db").string();
+  auto r = workbench({"map-surface", "--config", kSimConfig, "--store", store, "--factors", "disks,threads",
+                      "--design", "dopt", "--points", "8", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["status"] == "done");
+  CHECK(j["factors"] == nlohmann::json({"disks", "threads"}));
+  CHECK(j["design"]["kind"] == "dopt");
+  CHECK(j["design"]["points"] == 8);
+  CHECK(j["design"]["D"].get<double>() > 0);
+  CHECK(j["design"]["d_efficiency"].get<double>() > 0);
+  CHECK(j["design"]["d_efficiency"].get<double>() <= 1);
+  REQUIRE(j["samples"].size() == 32);
+  int measured = 0;
+  double sum_measured = 0, sum_fitted = 0;
+  std::set<std::pair<double, double>> levels;
+  for (const auto& s : j["samples"]) {
+    levels.insert({s["sample"]["disks"].get<double>(), s["sample"]["threads"].get<double>()});
+    REQUIRE(s["predicted"].is_number());
+    CHECK(s["predicted"].get<double>() > 0);
+    if (s["measured"].get<bool>()) {
+      ++measured;
+      REQUIRE(s["peak_rate"].is_number());
+      CHECK(s["search_id"].is_number());
+      sum_measured += s["peak_rate"].get<double>();
+      sum_fitted += s["predicted"].get<double>();
+    } else {
+      CHECK(s["peak_rate"].is_null());
+      CHECK(s["search_id"].is_null());
+    }
+  }
+  CHECK(measured == 8);
+  CHECK(levels.size() == 32);
+  // Least squares with an intercept: the residuals at the fitted points sum to zero.
+  CHECK(sum_fitted == Approx(sum_measured).epsilon(1e-9));
+  REQUIRE(j["fit"].is_object());
+  CHECK(j["fit"]["terms"].size() == 6);
+  CHECK(j["fit"]["coefficients"].size() == 6);
+  CHECK(j["fit"]["r2"].get<double>() > 0.8);
+  CHECK(j["fit"]["r2"].get<double>() <= 1);
+  REQUIRE(j["fit"]["mape_loo"].is_number());  // 8 points, 6 terms: not saturated
+  CHECK(j["fit"]["mape_loo"].get<double>() >= 0);
+  CHECK(j["cost_s"].get<double>() > 0);
+  CHECK(j["wall_s"].get<double>() == Approx(j["cost_s"].get<double>()));  // one slot
+  CHECK(j["this_run"]["trials_replayed"] == 0);
+  CHECK(j["this_run"]["trials_run"] == j["trials"]);
+
+  // A saturated design (6 points for 6 terms) fits exactly and has no LOO MAPE.
+  auto s6 = workbench({"map-surface", "--config", kSimConfig, "--store", store, "--factors", "disks,threads",
+                       "--points", "6", "--json"});
+  REQUIRE(s6.exit_code == 0);
+  auto j6 = nlohmann::json::parse(s6.out);
+  CHECK(j6["fit"]["mape_loo"].is_null());
+  CHECK(j6["surface_id"] != j["surface_id"]);
+}
+
+TEST_CASE("map-surface human output: the λ* table with measured cells starred, coefficients, MAPE, cost") {
+  fs::path dir = fresh_dir("human");
+  std::string store = (dir / "w.db").string();
+  auto r = workbench({"map-surface", "--config", kSimConfig, "--store", store, "--factors", "disks,threads",
+                      "--points", "8", "--parallel", "2", "--seeding"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("disks\\threads") != std::string::npos);
+  std::size_t stars = 0;  // measured cells: a number followed by '*'
+  for (std::size_t p = r.out.find('*'); p != std::string::npos; p = r.out.find('*', p + 1)) {
+    if (p > 0 && std::isdigit(static_cast<unsigned char>(r.out[p - 1])) != 0) ++stars;
+  }
+  CHECK(stars == 8);
+  CHECK(r.out.find("disks*threads") != std::string::npos);  // the interaction term
+  CHECK(r.out.find("LOO MAPE") != std::string::npos);
+  CHECK(r.out.find("on 2 slots") != std::string::npos);
+  CHECK(r.err.find("slot 1:") != std::string::npos);  // both slots ran searches
+}
+
+TEST_CASE("map-surface rejects bad input before it touches the store") {
+  fs::path dir = fresh_dir("bad");
+  fs::path store = dir / "w.db";
+  auto r1 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,nope"});
+  CHECK(r1.exit_code == 2);
+  CHECK(r1.err.find("nope") != std::string::npos);
+  auto r2 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,threads",
+                       "--points", "5"});
+  CHECK(r2.exit_code == 2);
+  CHECK(r2.err.find("--points") != std::string::npos);
+  auto r3 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,threads",
+                       "--design", "ccd"});
+  CHECK(r3.exit_code == 2);
+  auto r4 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,threads",
+                       "--policy", "nosuch"});
+  CHECK(r4.exit_code == 2);
+  // A real testbed without [[slots]] runs one search at a time.
+  auto r5 = workbench({"map-surface", "--config", kDemoConfig, "--store", store.string(), "--factors", "threads,disks",
+                       "--parallel", "2"});
+  CHECK(r5.exit_code == 2);
+  CHECK(r5.err.find("slots") != std::string::npos);
+  CHECK_FALSE(fs::exists(store));
+}
+
+TEST_CASE("map-surface with a budget stops early with status budget, and the same command continues it") {
+  fs::path dir = fresh_dir("budget");
+  std::string store = (dir / "w.db").string();
+  std::vector<std::string> args{"map-surface", "--config", kSimConfig, "--store", store, "--factors", "disks,threads",
+                                "--points", "8", "--json", "--budget"};
+  auto r = workbench([&] { auto a = args; a.push_back("0.5"); return a; }());
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["status"] == "budget");
+  int started = 0;
+  for (const auto& s : j["samples"]) started += s["search_id"].is_null() ? 0 : 1;
+  CHECK(started >= 1);
+  CHECK(started < 8);
+  CHECK(j["cost_s"].get<double>() >= 1800);
+
+  auto r2 = workbench([&] { auto a = args; a.push_back("1000"); return a; }());
+  REQUIRE(r2.exit_code == 0);
+  auto j2 = nlohmann::json::parse(r2.out);
+  CHECK(j2["surface_id"] == j["surface_id"]);
+  CHECK(j2["status"] == "done");
+  CHECK(j2["this_run"]["trials_run"].get<int>() + j["this_run"]["trials_run"].get<int>() == j2["trials"].get<int>());
+}

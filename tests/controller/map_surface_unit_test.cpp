@@ -1,0 +1,217 @@
+// The logic of map-surface without processes: the tour, seeding, the schedule's makespan, replay
+// of a recorded search, and run_surface on the simulated testbed with a real store.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "controller/search_recorder.hpp"
+#include "controller/surface_plan.hpp"
+#include "controller/surface_runner.hpp"
+#include "core/error.hpp"
+#include "harness/sim/sim_testbed.hpp"
+
+namespace fs = std::filesystem;
+using namespace wb;
+
+namespace {
+
+const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+
+fs::path fresh_store(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("wb_map_surface_unit_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d / "w.db";
+}
+
+// Counts the trials that reach the testbed.
+class CountingRunner final : public TrialRunner {
+ public:
+  explicit CountingRunner(TrialRunner& inner) : inner_(inner) {}
+  TrialResult run(const Sample& s, double rate, double r, std::uint64_t i) override {
+    ++calls;
+    return inner_.run(s, rate, r, i);
+  }
+  int calls = 0;
+
+ private:
+  TrialRunner& inner_;
+};
+
+}  // namespace
+
+TEST_CASE("nearest-neighbour tour starts at the low corner and always moves to the nearest point") {
+  Eigen::MatrixXd coded(5, 2);
+  coded << 1, 1,   // 0
+      -1, -1,      // 1
+      0.9, -1,     // 2
+      -1, 0,       // 3
+      0.5, 0.5;    // 4
+  auto tour = nearest_neighbour_tour(coded, {0, 1, 2, 3, 4});
+  REQUIRE(tour.size() == 5);
+  CHECK(tour[0] == 1);  // the all-low corner
+  CHECK(tour[1] == 3);  // distance 1 (vs 1.9 to row 2)
+  CHECK(tour[2] == 4);  // from (-1,0): row 4 at sqrt(2.5), row 2 at sqrt(4.61), row 0 at sqrt(5)
+  CHECK(tour[3] == 0);
+  CHECK(tour[4] == 2);
+  CHECK(nearest_neighbour_tour(coded, {}).empty());
+}
+
+TEST_CASE("the makespan of list scheduling on K slots") {
+  CHECK(schedule_makespan({3, 3, 2, 2, 2}, 1) == Approx(12));
+  // slot0: 3 + 2 + 2 (ties go to the lower slot), slot1: 3 + 2
+  CHECK(schedule_makespan({3, 3, 2, 2, 2}, 2) == Approx(7));
+  CHECK(schedule_makespan({5, 1, 1}, 4) == Approx(5));
+  CHECK(schedule_makespan({}, 3) == Approx(0));
+}
+
+TEST_CASE("a D-optimal plan for disks x threads: 8 distinct points of the 32, log-coded threads") {
+  Config config = Config::load(kSimConfig);
+  SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
+  CHECK(plan.candidates.rows() == 32);
+  CHECK(plan.samples.size() == 32);
+  REQUIRE(plan.tour.size() == 8);
+  CHECK(std::set<Eigen::Index>(plan.tour.begin(), plan.tour.end()).size() == 8);
+  CHECK(plan.codings[0].scale() == CodingScale::kLinear);
+  CHECK(plan.codings[1].scale() == CodingScale::kLog);
+  CHECK(plan.terms.size() == 6);
+  CHECK(plan.figures.d > 0);
+  // Every sample carries the candidate row's levels.
+  for (Eigen::Index r : plan.tour) {
+    const Sample& s = plan.samples[static_cast<std::size_t>(r)];
+    CHECK(s.numeric("disks") == plan.candidates(r, 0));
+    CHECK(s.numeric("threads") == plan.candidates(r, 1));
+  }
+  SurfacePlan full = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "full", 0, 1});
+  CHECK(full.tour.size() == 32);
+  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 5, 1}), InputError);
+  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "nope"}, "dopt", 8, 1}), InputError);
+  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "disks"}, "dopt", 8, 1}), InputError);
+  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "threads"}, "ccd", 8, 1}), InputError);
+}
+
+TEST_CASE("a replayed search makes the same decisions and runs only the trials after the recorded ones") {
+  Config config = Config::load(kSimConfig);
+  SearchOptions options{config.peak(), config.peak().target};
+  Sample sample = config.sample("disks=2,threads=16");
+  sim::SimulatedTestbed sim(*config.sim(), 7);
+
+  CountingRunner full_runner(sim);
+  auto picker = make_picker("binsearch", config.peak(), config.peak().start_rate);
+  SearchResult full = run_search(sample, options, *picker, full_runner);
+  REQUIRE(full.status == SearchStatus::kFound);
+  std::vector<TrialResult> all;
+  for (const TestLoad& l : full.loads) all.insert(all.end(), l.trials.begin(), l.trials.end());
+  REQUIRE(all.size() >= 4);
+
+  for (std::size_t cut : {std::size_t{0}, std::size_t{1}, all.size() / 2, all.size() - 1, all.size()}) {
+    CountingRunner live(sim);
+    ReplayingRunner replay(live, std::vector<TrialResult>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(cut)));
+    auto p = make_picker("binsearch", config.peak(), config.peak().start_rate);
+    SearchResult resumed = run_search(sample, options, *p, replay);
+    INFO("cut after " << cut << " trials");
+    CHECK(resumed.status == full.status);
+    CHECK(resumed.peak_rate == full.peak_rate);
+    CHECK(resumed.trials == full.trials);
+    CHECK(resumed.cost_s == Approx(full.cost_s));
+    CHECK(replay.replayed() == cut);
+    CHECK(live.calls == static_cast<int>(all.size() - cut));
+  }
+
+  // A recording that does not belong to this search (another start rate) is refused, not resumed.
+  CountingRunner live(sim);
+  ReplayingRunner replay(live, all);
+  auto other = make_picker("binsearch", config.peak(), config.peak().start_rate * 3);
+  CHECK_THROWS_AS(run_search(sample, options, *other, replay), ReplayMismatch);
+}
+
+TEST_CASE("run_surface on two virtual slots measures what one slot measures, and a second run redoes nothing") {
+  Config config = Config::load(kSimConfig);
+  SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
+  std::vector<Sample> tour;
+  for (Eigen::Index r : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(r)]);
+  std::map<int, SurfaceRun> runs;
+  for (int k : {1, 2}) {
+    std::string path = fresh_store("parallel" + std::to_string(k)).string();
+    std::int64_t id = store::Store(path).create_surface(config.name(), "key", "{}", tour);
+    SurfaceRunOptions o;
+    o.store_path = path;
+    o.parallel = k;
+    o.search = {config.peak(), config.peak().target};
+    o.policy = "binsearch";
+    o.start_rate = config.peak().start_rate;
+    o.search_record.testbed = config.name();
+    o.search_record.policy = "binsearch";
+    int made = 0;
+    o.make_runner = [&](int) {
+      ++made;
+      return std::make_unique<sim::SimulatedTestbed>(*config.sim(), 1);
+    };
+    runs[k] = run_surface(id, o);
+    CHECK(made == k);
+    CHECK(runs[k].live_trials > 0);
+    CHECK(runs[k].replayed_trials == 0);
+    // Again: every search is finished, nothing runs.
+    SurfaceRun again = run_surface(id, o);
+    CHECK(again.live_trials == 0);
+    CHECK(again.replayed_trials == 0);
+    CHECK(again.cost_s == Approx(runs[k].cost_s));
+    CHECK(store::Store(path).count_trials() == runs[k].live_trials);
+  }
+  REQUIRE(runs[1].points.size() == 8);
+  for (std::size_t i = 0; i < 8; ++i) {
+    INFO("position " << i);
+    CHECK(runs[1].points[i].status == runs[2].points[i].status);
+    CHECK(runs[1].points[i].peak_rate == runs[2].points[i].peak_rate);
+    CHECK(runs[1].points[i].trials == runs[2].points[i].trials);
+  }
+  CHECK(runs[1].cost_s == Approx(runs[2].cost_s));
+  CHECK(runs[1].wall_s == Approx(runs[1].cost_s));
+  CHECK(runs[2].wall_s < runs[1].wall_s);
+  CHECK(runs[2].wall_s >= runs[2].cost_s / 2 - 1e-6);
+}
+
+TEST_CASE("a budget stops starting searches; a later run without it finishes the surface") {
+  Config config = Config::load(kSimConfig);
+  SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
+  std::vector<Sample> tour;
+  for (Eigen::Index r : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(r)]);
+  std::string path = fresh_store("budget").string();
+  std::int64_t id = store::Store(path).create_surface(config.name(), "key", "{}", tour);
+  SurfaceRunOptions o;
+  o.store_path = path;
+  o.search = {config.peak(), config.peak().target};
+  o.policy = "binsearch";
+  o.start_rate = config.peak().start_rate;
+  o.search_record.testbed = config.name();
+  o.search_record.policy = "binsearch";
+  o.seeding = true;
+  o.factors = &config.factors();
+  o.make_runner = [&](int) { return std::make_unique<sim::SimulatedTestbed>(*config.sim(), 1); };
+  o.budget_s = 1;  // spent by the first search
+  SurfaceRun first = run_surface(id, o);
+  CHECK(first.budget_stopped);
+  REQUIRE(first.points.size() == 8);
+  CHECK(first.points[0].search_id.has_value());
+  CHECK_FALSE(first.points[1].search_id.has_value());
+  CHECK(first.cost_s >= 1);
+
+  o.budget_s = 0;
+  SurfaceRun rest = run_surface(id, o);
+  CHECK_FALSE(rest.budget_stopped);
+  for (const PointOutcome& p : rest.points) {
+    INFO("position " << p.position);
+    CHECK(p.search_id.has_value());
+    CHECK(p.status == "found");
+  }
+  CHECK(rest.points[0].ran_now == false);  // finished in the first run, not run again
+  CHECK(rest.points[0].start_rate == Approx(config.peak().start_rate));
+  // With seeding, later searches start at an earlier sample's λ*.
+  int seeded = 0;
+  for (const PointOutcome& p : rest.points) seeded += p.seeded ? 1 : 0;
+  CHECK(seeded == 7);
+  CHECK(store::Store(path).count_trials() == first.live_trials + rest.live_trials);
+}
