@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
+#include "controller/expectation_record.hpp"
 #include "controller/interrupt.hpp"
 #include "controller/peak_report.hpp"
 #include "controller/testbed.hpp"
@@ -92,6 +93,7 @@ int run_peak(const CommonOptions& common, const PeakOptions& o) {
     throw;
   }
   store.finish_search(id, result);
+  record_expectation(store, config, sample, id, std::cerr);  // measured vs expected: `workbench report`
 
   PeakReport report{id, &config, sample, options.target, policy, seed, &result};
   if (common.json) std::cout << peak_json(report).dump(2) << "\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/config_section.hpp"
 #include "core/error.hpp"
@@ -52,10 +53,87 @@ Expr parse_expr(ConfigSection& s, const std::string& key, const std::string& tex
   return e;
 }
 
+// [model.attributes.FACTOR] NAME = { LEVEL = number, ... }
+void parse_attributes(ConfigSection& section, const std::vector<std::string>& factor_names, QueueNetwork* net) {
+  auto attrs = section.table("attributes");
+  if (!attrs) return;
+  if (section.path() != "model") {
+    attrs->fail_here("workload attributes are read by the expectation model only ([model.attributes])");
+  }
+  for (const auto& factor : attrs->keys()) {
+    if (std::find(factor_names.begin(), factor_names.end(), factor) == factor_names.end()) {
+      attrs->fail(factor, fmt::format("'{}' is not a declared factor", factor));
+    }
+    auto per_factor = attrs->table(factor);
+    if (!per_factor) attrs->fail(factor, "must be a table of attributes: NAME = { LEVEL = number, ... }");
+    for (const auto& name : per_factor->keys()) {
+      if (std::find(factor_names.begin(), factor_names.end(), name) != factor_names.end()) {
+        per_factor->fail(name, fmt::format("attribute '{}' has the name of a factor", name));
+      }
+      for (const auto& other : net->attributes) {
+        if (other.name == name) per_factor->fail(name, fmt::format("attribute '{}' is declared twice", name));
+      }
+      WorkloadAttribute a;
+      a.factor = factor;
+      a.name = name;
+      a.where = per_factor->where(name);
+      auto levels = per_factor->table(name);
+      if (!levels) per_factor->fail(name, "must be a table { LEVEL = number, ... }");
+      for (const auto& level : levels->keys()) {
+        double v = levels->number(level);
+        if (!std::isfinite(v) || v < 0) levels->fail(level, "must be a finite number >= 0");
+        a.by_level[level] = v;
+      }
+      if (a.by_level.empty()) per_factor->fail(name, "gives no level a value");
+      levels->finish();
+      net->attributes.push_back(std::move(a));
+    }
+    per_factor->finish();
+  }
+  attrs->finish();
+}
+
 }  // namespace
 
-QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<std::string>& factor_names) {
+std::vector<std::string> QueueNetwork::attribute_names() const {
+  std::vector<std::string> out;
+  for (const auto& a : attributes) out.push_back(a.name);
+  return out;
+}
+
+Sample QueueNetwork::with_attributes(const Sample& sample) const {
+  Sample out = sample;
+  for (const auto& a : attributes) {
+    const std::string& level = sample.value(a.factor);
+    auto it = a.by_level.find(level);
+    if (it == a.by_level.end()) {
+      throw InputError(fmt::format("{}: no value for level '{}' of factor '{}'", a.where, level, a.factor));
+    }
+    out.set(a.name, format_number(it->second));
+  }
+  return out;
+}
+
+QueueNetwork QueueNetwork::resolved(const Sample& sample) const {
+  QueueNetwork out = *this;
+  Sample s = with_attributes(sample);
+  for (auto& c : out.centers) {
+    if (!c.visits_expr) continue;
+    c.visits = c.visits_expr->eval(s);
+    if (!(c.visits > 0) || !std::isfinite(c.visits)) {
+      throw InputError(fmt::format("center '{}': visits '{}' is {} for {} (must be positive)", c.name,
+                                   c.visits_expr->text(), c.visits, sample.key()));
+    }
+    c.visits_expr.reset();
+  }
+  return out;
+}
+
+QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<std::string>& factor_names_in) {
   QueueNetwork net;
+  parse_attributes(section, factor_names_in, &net);
+  std::vector<std::string> factor_names = factor_names_in;
+  for (const auto& a : net.attributes) factor_names.push_back(a.name);
   auto tables = section.table_array("center");
   if (tables.empty()) section.fail("center", "at least one [[" + section.path() + ".center]] is required");
   for (auto& t : tables) {
@@ -72,8 +150,15 @@ QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<std::
       if (c.demand_ms.is_constant() && !(c.demand_ms.eval(Sample()) > 0)) {
         t.fail("service_ms", "must be a positive time in ms");
       }
-      c.visits = t.number_or("visits", 1.0);
-      if (!(c.visits > 0)) t.fail("visits", "must be positive (a center nobody visits does not belong in the network)");
+      Expr visits = parse_expr(t, "visits", t.optional_number_or_string("visits").value_or("1"), factor_names);
+      if (visits.is_constant()) {
+        c.visits = visits.eval(Sample());
+        if (!(c.visits > 0)) t.fail("visits", "must be positive (a center nobody visits does not belong in the network)");
+      } else if (section.path() != "model") {
+        t.fail("visits", "must be a number here (visits as an expression are read by [model] only)");
+      } else {
+        c.visits_expr = visits;
+      }
       std::string dist = t.string_or("distribution", "exponential");
       if (dist == "exponential") c.distribution = ServiceDistribution::kExponential;
       else if (dist == "lognormal") c.distribution = ServiceDistribution::kLognormal;

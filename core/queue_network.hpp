@@ -1,9 +1,11 @@
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/expr.hpp"
+#include "core/sample.hpp"
 
 namespace wb {
 
@@ -27,18 +29,43 @@ struct ServiceCenter {
   Expr servers = Expr::constant(1);  // number of servers, an expression of factors
   Expr demand_ms = Expr::constant(0); // mean service time per visit, ms (not for pools)
   double visits = 1;                 // mean visits per request
+  // [model] only: visits given as an expression of factors and workload attributes
+  // ("{disk_visits}"); QueueNetwork::resolved() evaluates it into `visits` for one sample.
+  std::optional<Expr> visits_expr;
   ServiceDistribution distribution = ServiceDistribution::kExponential;
   double cv = 1;                     // coefficient of variation, for lognormal
   Discipline discipline = Discipline::kFcfs;
   std::string within;                // name of the pool held while visiting this center, or ""
 };
 
+// [model] only: a number per level of a categorical (workload) factor, usable in the network's
+// expressions as {name} — e.g. the fraction of a mix's requests that touch a disk:
+//   [model.attributes.mix]
+//   disk_visits = { db_tp = 1.0, web = 0.9 }
+struct WorkloadAttribute {
+  std::string factor;                    // the categorical factor whose level selects the value
+  std::string name;                      // usable as {name}; never a factor's name
+  std::map<std::string, double> by_level;
+  std::string where;                     // "FILE:LINE:model.attributes.FACTOR.NAME", for errors
+};
+
 // An open queue network: the shared description behind the expectation model ([model]) and the
 // simulated testbed ([sim]). Requests visit the non-pool centers in declaration order.
 struct QueueNetwork {
   std::vector<ServiceCenter> centers;
+  std::vector<WorkloadAttribute> attributes;  // [model] only
 
   const ServiceCenter* find(const std::string& name) const;
+
+  // `sample` plus every attribute's value at the sample's level of its factor (as if it were a
+  // numeric factor), so expressions that name attributes evaluate. InputError naming the
+  // attribute's FILE:LINE:KEY if the sample's level has no value.
+  Sample with_attributes(const Sample& sample) const;
+  // A copy for one sample: every visits expression evaluated into `visits` (with_attributes()
+  // applied first). InputError naming the center if visits is not positive for this sample.
+  QueueNetwork resolved(const Sample& sample) const;
+  // The attribute names (for checking expressions).
+  std::vector<std::string> attribute_names() const;
 };
 
 // Parses the `center` array of `section` ([[sim.center]] / [[model.center]]), checking every

@@ -98,6 +98,30 @@ CREATE TABLE surface_points (
   PRIMARY KEY (surface_id, position)
 );
 )sql",
+    // 2 -> 3: the expectation stored with each search; calibrated demands per testbed [issue 7].
+    R"sql(
+CREATE TABLE expectations (
+  search_id       INTEGER PRIMARY KEY REFERENCES searches(id),
+  peak_rate       REAL,                -- λ* the expectation model gives the sample; NULL: unbounded
+  saturation_rate REAL,                -- λ_max; NULL: unbounded
+  bottleneck      TEXT NOT NULL,
+  calibrated_json TEXT NOT NULL,       -- JSON array: centers whose demand came from a calibration
+  detail_json     TEXT NOT NULL,       -- JSON: the centers solved at λ*
+  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE TABLE calibrations (
+  id          INTEGER PRIMARY KEY,
+  testbed     TEXT NOT NULL,
+  center      TEXT NOT NULL,
+  sample      TEXT NOT NULL,           -- canonical key of the sample it was measured at
+  sample_json TEXT NOT NULL,
+  demand_ms   REAL NOT NULL,           -- per visit
+  visits      REAL,                    -- per request; NULL: not measured
+  source      TEXT NOT NULL,
+  created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE INDEX calibrations_by_testbed ON calibrations(testbed, id);
+)sql",
 };
 
 int user_version(Database& db) {

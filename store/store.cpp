@@ -226,4 +226,68 @@ void Store::finish_surface(std::int64_t id, const std::string& status) {
   s.bind(1, id).bind(2, status).run();
 }
 
+// Expectations and calibrations [issue 7].
+
+void Store::put_expectation(const ExpectationRow& e) {
+  Statement s = db_.prepare(
+      "INSERT OR REPLACE INTO expectations (search_id, peak_rate, saturation_rate, bottleneck, calibrated_json, "
+      "detail_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  s.bind(1, e.search_id).bind(2, e.peak_rate).bind(3, e.saturation_rate).bind(4, e.bottleneck);
+  s.bind(5, e.calibrated_json).bind(6, e.detail_json).run();
+}
+
+std::optional<Store::ExpectationRow> Store::expectation(std::int64_t search_id) {
+  Statement s = db_.prepare(
+      "SELECT peak_rate, saturation_rate, bottleneck, calibrated_json, detail_json FROM expectations "
+      "WHERE search_id = ?1");
+  s.bind(1, search_id);
+  if (!s.step()) return std::nullopt;
+  ExpectationRow e;
+  e.search_id = search_id;
+  if (!s.column_is_null(0)) e.peak_rate = s.column_double(0);
+  if (!s.column_is_null(1)) e.saturation_rate = s.column_double(1);
+  e.bottleneck = s.column_text(2);
+  e.calibrated_json = s.column_text(3);
+  e.detail_json = s.column_text(4);
+  return e;
+}
+
+std::vector<std::int64_t> Store::search_ids(const std::string& testbed) {
+  Statement s = db_.prepare("SELECT id FROM searches WHERE testbed = ?1 ORDER BY id");
+  s.bind(1, testbed);
+  std::vector<std::int64_t> out;
+  while (s.step()) out.push_back(s.column_int(0));
+  return out;
+}
+
+void Store::add_calibration(const CalibrationRow& c) {
+  nlohmann::json sample = c.sample.values();
+  Statement s = db_.prepare(
+      "INSERT INTO calibrations (testbed, center, sample, sample_json, demand_ms, visits, source) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  s.bind(1, c.testbed).bind(2, c.center).bind(3, c.sample.key()).bind(4, sample.dump()).bind(5, c.demand_ms);
+  s.bind(6, c.visits).bind(7, c.source).run();
+}
+
+std::vector<Store::CalibrationRow> Store::calibrations(const std::string& testbed) {
+  Statement s = db_.prepare(
+      "SELECT center, sample_json, demand_ms, visits, source, created_at FROM calibrations WHERE testbed = ?1 "
+      "ORDER BY id");
+  s.bind(1, testbed);
+  std::vector<CalibrationRow> out;
+  while (s.step()) {
+    CalibrationRow c;
+    c.testbed = testbed;
+    c.center = s.column_text(0);
+    const nlohmann::json sample = nlohmann::json::parse(s.column_text(1));
+    for (auto it = sample.begin(); it != sample.end(); ++it) c.sample.set(it.key(), it.value().get<std::string>());
+    c.demand_ms = s.column_double(2);
+    if (!s.column_is_null(3)) c.visits = s.column_double(3);
+    c.source = s.column_text(4);
+    c.created_at = s.column_text(5);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace wb::store

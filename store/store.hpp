@@ -89,6 +89,34 @@ class Store {
   std::optional<TruthRow> find_truth(const std::string& testbed, const std::string& sample, const std::string& hash);
   void put_truth(const std::string& testbed, const std::string& sample, const std::string& hash, const TruthRow& t);
 
+  // The expectation model's answer for a search's sample, stored with the search [issue 7.3].
+  struct ExpectationRow {
+    std::int64_t search_id = 0;
+    std::optional<double> peak_rate;        // nullopt: unbounded
+    std::optional<double> saturation_rate;  // nullopt: unbounded
+    std::string bottleneck;
+    std::string calibrated_json = "[]";
+    std::string detail_json = "{}";
+  };
+  void put_expectation(const ExpectationRow& e);  // replaces an earlier one of the same search
+  std::optional<ExpectationRow> expectation(std::int64_t search_id);
+  // Ids of the searches of `testbed`, oldest first.
+  std::vector<std::int64_t> search_ids(const std::string& testbed);
+
+  // A demand measured on a testbed, per visit of one center [issue 7.2].
+  struct CalibrationRow {
+    std::string testbed;
+    std::string center;
+    Sample sample;
+    double demand_ms = 0;
+    std::optional<double> visits;
+    std::string source;
+    std::string created_at;  // set by the store
+  };
+  void add_calibration(const CalibrationRow& c);
+  // Every calibration of `testbed`, oldest first.
+  std::vector<CalibrationRow> calibrations(const std::string& testbed);
+
   Database& db() { return db_; }
 
  private:

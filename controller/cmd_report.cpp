@@ -1,0 +1,87 @@
+// `workbench report`: every stored search of a testbed, measured λ* next to the expectation stored
+// with it and the gap between them [issue 7.3].
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "controller/cli.hpp"
+#include "controller/expectation_record.hpp"
+#include "controller/peak_report.hpp"
+#include "core/error.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+namespace {
+
+nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+std::string opt_text(const std::optional<double>& v, const char* spec = "{:.1f}") {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
+int run_report(const CommonOptions& common) {
+  Config config = Config::load(common.config);
+  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
+  Fidelity fidelity = expectation_fidelity(rows);
+
+  if (common.json) {
+    nlohmann::json searches = nlohmann::json::array();
+    for (const auto& r : rows) {
+      nlohmann::json j{{"search_id", r.search.id},
+                       {"sample", sample_json(config, r.search.sample)},
+                       {"status", r.search.status},
+                       {"measured", opt_json(r.search.peak_rate)},
+                       {"trials", r.search.trials},
+                       {"cost_s", r.search.cost_s},
+                       {"expected", r.expectation ? opt_json(r.expectation->peak_rate) : nlohmann::json()},
+                       {"bottleneck", r.expectation ? nlohmann::json(r.expectation->bottleneck) : nlohmann::json()},
+                       {"gap", opt_json(r.gap)},
+                       {"within_tolerance", r.gap ? nlohmann::json(std::abs(*r.gap) <= kExpectationTolerance)
+                                                  : nlohmann::json()}};
+      if (r.expectation) j["calibrated"] = nlohmann::json::parse(r.expectation->calibrated_json);
+      searches.push_back(j);
+    }
+    nlohmann::json out{{"testbed", config.name()},
+                       {"searches", searches},
+                       {"tolerance", kExpectationTolerance},
+                       {"fidelity", opt_json(fidelity.value)},
+                       {"fidelity_n", fidelity.n}};
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  fmt::print("searches of {} in {}: measured λ* vs the expectation stored with each\n", config.name(), store.path());
+  fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", "id", "sample", "status", "measured", "expected",
+             "gap", "bottleneck");
+  for (const auto& r : rows) {
+    std::string gap = r.gap ? fmt::format("{:+.1f}%", *r.gap * 100) : std::string("-");
+    if (r.gap && std::abs(*r.gap) > kExpectationTolerance) gap += "!";
+    fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", r.search.id, r.search.sample.key(), r.search.status,
+               opt_text(r.search.peak_rate), r.expectation ? opt_text(r.expectation->peak_rate) : "-", gap,
+               r.expectation ? r.expectation->bottleneck : "");
+  }
+  if (fidelity.value) {
+    fmt::print("gap = (expected - measured) / measured; ! marks gaps beyond {:.0f}%. fidelity: {:.0f}% of {} within\n",
+               kExpectationTolerance * 100, *fidelity.value * 100, fidelity.n);
+  } else {
+    fmt::print("no found search with an expectation yet: fidelity unknown\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command report_command() {
+  return Command{"report",
+                 "List the stored searches of the testbed: measured λ* next to the expectation stored with each "
+                 "search and the gap (expected - measured) / measured; --json for the same as an object.",
+                 [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+                   add_common_options(app, common);
+                   return [&common] { return run_report(common); };
+                 }};
+}
+
+}  // namespace wb

@@ -1,0 +1,176 @@
+// `workbench whatif`: what a sample nobody measured would do, from the expectation model
+// [000 §2.1, 001 §III-C], each answer labelled with its source and fidelity [issue 7.4].
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "controller/cli.hpp"
+#include "controller/expectation_record.hpp"
+#include "controller/peak_report.hpp"
+#include "core/error.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+namespace {
+
+struct WhatifOptions {
+  std::string set;
+  std::string metric = "peak";
+  std::optional<double> rate;
+  std::optional<int> clients;
+  double think_ms = 0;
+  bool think_given = false;
+  bool explain = false;
+};
+
+struct Answer {
+  std::string source;
+  std::string metric;
+  std::string unit;
+  std::optional<double> value;  // nullopt: unbounded or saturated (see note)
+  std::optional<double> low, high;
+  std::optional<double> fidelity;
+  int fidelity_n = 0;
+  std::string note;
+};
+
+nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+std::optional<double> finite(double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; }
+
+void validate(const WhatifOptions& o) {
+  if (o.metric != "peak" && o.metric != "throughput" && o.metric != "response") {
+    throw InputError("--metric must be peak, throughput or response");
+  }
+  if (o.rate && o.clients) throw InputError("give --rate (open workload) or --clients (closed workload), not both");
+  if (o.think_given && !o.clients) throw InputError("--think needs --clients");
+  if (o.rate && (!(*o.rate >= 0) || !std::isfinite(*o.rate))) throw InputError("--rate must be a rate >= 0");
+  if (o.clients && *o.clients < 1) throw InputError("--clients must be at least 1");
+  if (o.metric == "response" && !o.rate && !o.clients) {
+    throw InputError("--metric response needs --rate λ or --clients N (at λ* it is R_sat by definition)");
+  }
+  if (o.metric == "peak" && o.clients) throw InputError("--metric peak is an open-workload rate: use --rate, not --clients");
+}
+
+int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
+  validate(o);
+  Config config = Config::load(common.config);
+  Sample sample = config.sample(o.set);
+  if (!config.model()) {
+    throw InputError(fmt::format("{}: no [model] section; whatif answers from the expectation model", config.file()));
+  }
+  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  std::vector<CalibratedDemand> calibrations = load_calibrations(store, config);
+  PeakExpectation peak = expect_peak(config, sample, calibrations, o.rate);
+  Fidelity fidelity = expectation_fidelity(measured_vs_expected(store, config.name()));
+
+  Answer a;
+  a.source = "expectation";
+  a.metric = o.metric;
+  if (o.metric == "peak") {
+    a.unit = "requests/s";
+    a.value = finite(peak.peak_rate);
+    if (!a.value) a.note = "no center can saturate: unbounded";
+    a.fidelity = fidelity.value;
+    a.fidelity_n = fidelity.n;
+    if (a.value && fidelity.low_ratio) {
+      a.low = *a.value * *fidelity.low_ratio;
+      a.high = *a.value * *fidelity.high_ratio;
+    }
+  } else if (o.clients) {
+    ClosedResult c = expect_closed(config, sample, calibrations, *o.clients, o.think_ms);
+    if (o.metric == "throughput") {
+      a.unit = "requests/s";
+      a.value = c.throughput * 1000.0;  // demands in ms
+    } else {
+      a.unit = "ms";
+      a.value = c.response;
+    }
+    a.note = fmt::format("closed workload: {} clients, think {:g} ms (exact MVA)", *o.clients, o.think_ms);
+  } else if (o.metric == "throughput") {
+    a.unit = "requests/s";
+    a.value = o.rate ? (peak.at.stable ? *o.rate : peak.saturation_rate) : peak.saturation_rate;
+    a.value = finite(*a.value);
+    a.note = o.rate ? (peak.at.stable ? "open workload below saturation: throughput = offered rate"
+                                      : "offered rate above saturation: throughput = λ_max")
+                    : "λ_max: the rate at which the first center saturates";
+  } else {
+    a.unit = "ms";
+    a.value = finite(peak.at.response_ms);
+    if (!a.value) a.note = "saturated at this rate: the response time grows without bound";
+  }
+
+  if (common.json) {
+    nlohmann::json answers = nlohmann::json::array();
+    nlohmann::json ans{{"source", a.source},         {"metric", a.metric},        {"unit", a.unit},
+                       {"value", opt_json(a.value)}, {"low", opt_json(a.low)},   {"high", opt_json(a.high)},
+                       {"fidelity", opt_json(a.fidelity)},
+                       {"fidelity_n", a.fidelity_n}, {"tolerance", kExpectationTolerance},
+                       {"calibrated", peak.calibrated}};
+    if (!a.note.empty()) ans["note"] = a.note;
+    answers.push_back(ans);
+    nlohmann::json j{{"sample", sample_json(config, sample)},
+                     {"answers", answers},
+                     {"bottleneck", peak.at.bottleneck},
+                     {"peak_rate", opt_json(finite(peak.peak_rate))},
+                     {"saturation_rate", opt_json(finite(peak.saturation_rate))},
+                     {"at_rate", peak.at.lambda},
+                     {"centers", centers_json(peak.at)}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  fmt::print("whatif {} on {}\n", sample.key(), config.name());
+  std::string value = a.value ? fmt::format("{:.1f} {}", *a.value, a.unit) : std::string("unbounded");
+  std::string fid = a.fidelity ? fmt::format("fidelity {:.0f}% of {} measured searches within {:.0f}%",
+                                             *a.fidelity * 100, a.fidelity_n, kExpectationTolerance * 100)
+                               : std::string("fidelity unknown: no measured search to compare with yet");
+  fmt::print("  {:<11} {} = {}  ({})\n", a.source, a.metric == "peak" ? "λ*" : a.metric, value, fid);
+  if (a.low) fmt::print("  {:<11} band from past gaps: [{:.1f}, {:.1f}] {}\n", "", *a.low, *a.high, a.unit);
+  if (!a.note.empty()) fmt::print("  {:<11} {}\n", "", a.note);
+  if (!peak.calibrated.empty()) {
+    std::string names;
+    for (const auto& n : peak.calibrated) names += (names.empty() ? "" : ", ") + n;
+    fmt::print("  {:<11} calibrated demands: {}\n", "", names);
+  }
+  if (o.explain) {
+    fmt::print("\nat λ = {:.1f}/s the bottleneck is {} (λ_max = {:.1f}/s)\n", peak.at.lambda, peak.at.bottleneck,
+               peak.saturation_rate);
+    fmt::print("  {:<10} {:>8} {:>10} {:>12} {:>12}\n", "center", "servers", "demand_ms", "utilization", "response_ms");
+    for (const auto& c : peak.at.centers) {
+      fmt::print("  {:<10} {:>8} {:>10.3f} {:>12.3f} {:>12}\n", c.name + (c.pool ? "*" : ""), c.servers, c.demand_ms,
+                 c.utilization, std::isfinite(c.response_ms) ? fmt::format("{:.3f}", c.response_ms) : "inf");
+    }
+    fmt::print("  (* a pool: servers are its tokens, response its wait for a token)\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command whatif_command() {
+  return Command{
+      "whatif",
+      "Answer what a sample would do without measuring it: λ* (peak), throughput or response time, from the "
+      "[model] expectation network with calibrated demands. Each answer names its source and its fidelity: the "
+      "fraction of this testbed's measured searches whose λ* lay within 10% of the expectation stored with "
+      "them (null when nothing was measured yet; see `workbench report`).",
+      [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+        auto o = std::make_shared<WhatifOptions>();
+        add_common_options(app, common);
+        app.add_option("--set,-s", o->set, "factor levels of the sample, e.g. threads=8,disks=4 (others: their default)");
+        app.add_option("--metric,-m", o->metric, "peak (λ*, default), throughput or response");
+        app.add_option("--rate,-r", o->rate, "open workload: offered rate λ, requests/s");
+        app.add_option("--clients,-n", o->clients, "closed workload: N clients (MVA)");
+        app.add_option("--think,-z", o->think_ms, "closed workload: think time Z, ms (default 0)")
+            ->each([o](const std::string&) { o->think_given = true; });
+        app.add_flag("--explain,-e", o->explain,
+                     "name the bottleneck center and every center's utilization at --rate (default: at λ*)");
+        return [&common, o] { return run_whatif(common, *o); };
+      }};
+}
+
+}  // namespace wb

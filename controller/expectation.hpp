@@ -1,0 +1,72 @@
+#pragma once
+// The expectation model of a testbed: its [model] queue network, with the demands calibrated from
+// measurements where a calibration applies, solved for one sample [000 §2.1, 001 §III-C].
+//
+// Calibration [issue 7.2]: a CalibratedDemand replaces a center's configured per-visit demand
+// (and, if measured, its visits) by a measured constant. A calibration measured at sample `from`
+// applies to sample `to` when the two agree on every factor the center's demand and visits depend
+// on — directly ({disks}) or through a workload attribute ({disk_ms} of [model.attributes.mix]).
+// The disk time measured under mix=db_tp therefore serves every threads/disks setting of db_tp,
+// but not mix=web; a constant CPU demand measured anywhere serves every sample.
+//
+// Pure functions of (config, calibrations, sample); units as in configs (ms, requests/s).
+// Failure: InputError when the config has no [model], a sample's level has no attribute value
+// (naming FILE:LINE:KEY), or the network evaluates to something unsolvable for this sample.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "models/closed_model.hpp"
+#include "models/open_network.hpp"
+
+namespace wb {
+
+struct CalibratedDemand {
+  std::string center;
+  Sample sample;                  // where it was measured
+  double demand_ms = 0;           // per visit
+  std::optional<double> visits;   // per request, when the measurement says
+  std::string source;             // how it was measured, e.g. "refserver stats: disk stage"
+  std::string measured_at;        // UTC time (from the store), may be empty
+};
+
+// The factors a center's demand and visits depend on, attributes traced back to their factor.
+std::vector<std::string> center_factors(const QueueNetwork& net, const ServiceCenter& center);
+
+// The latest calibration of `center` (last in `calibrations`) that applies to `sample`, or null.
+const CalibratedDemand* applicable_calibration(const QueueNetwork& net, const ServiceCenter& center,
+                                               const Sample& sample,
+                                               const std::vector<CalibratedDemand>& calibrations);
+
+// The network to solve for `sample`: visits resolved, calibrated centers' demand and visits
+// replaced by constants. Also returns the sample with attribute values (what the solver needs).
+struct EffectiveModel {
+  QueueNetwork network;
+  Sample sample;                          // the sample plus workload attributes
+  std::vector<std::string> calibrated;    // centers whose demand came from a calibration
+};
+EffectiveModel effective_model(const Config& config, const Sample& sample,
+                               const std::vector<CalibratedDemand>& calibrations);
+
+// What the expectation model says about one sample.
+struct PeakExpectation {
+  double peak_rate = 0;        // λ*: R(λ*) = R_sat
+  double saturation_rate = 0;  // λ_max: some center saturates
+  OpenResult at;               // the network solved at `at.lambda` (λ*, or the asked rate)
+  std::vector<std::string> calibrated;
+};
+
+// λ* and λ_max for `sample`; `at` is solved at `rate` if given, else at λ* (at 0 if λ* is
+// infinite or 0).
+PeakExpectation expect_peak(const Config& config, const Sample& sample,
+                            const std::vector<CalibratedDemand>& calibrations,
+                            std::optional<double> rate = std::nullopt);
+
+// A closed workload of `clients` with think time `think_ms` [001 §III-C.2]: exact MVA over the
+// network's centers outside pools and within them (a pool's token limit is not product form and
+// is left out), multi-server centers by Seidmann's approximation.
+ClosedResult expect_closed(const Config& config, const Sample& sample,
+                           const std::vector<CalibratedDemand>& calibrations, int clients, double think_ms);
+
+}  // namespace wb

@@ -1,0 +1,244 @@
+// `workbench whatif`, `model show` and `report` as a user runs them, on the simulated testbed: the
+// real binary, a real store. The expectation is checked against the simulation's own truth, the
+// operational laws, and what `peak` measures.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/sut/child_process.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using nlohmann::json;
+using wb::test::run_to_exit;
+
+namespace {
+
+const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+const std::string kDemoConfig = std::string(WB_SOURCE_DIR) + "/configs/demo.toml";
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("wb_whatif_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+wb::test::RunResult workbench(std::vector<std::string> args) {
+  args.insert(args.begin(), kWorkbench);
+  return run_to_exit(args, 120s);
+}
+
+json run_json(const std::vector<std::string>& args) {
+  auto r = workbench(args);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+double rel(double a, double b) { return std::abs(a - b) / b; }
+
+}  // namespace
+
+TEST_CASE("whatif's λ* on the simulated testbed is within 10% of the simulated truth") {
+  fs::path dir = fresh_dir("truth");
+  std::string store = (dir / "w.db").string();
+  for (std::string set : {"disks=2,threads=16", "disks=4,threads=4", "disks=1,threads=100"}) {
+    json w = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", set, "--json"});
+    json t = run_json({"sim", "truth", "--config", kSimConfig, "--store", store, "--set", set, "--json"});
+    REQUIRE(w["answers"].size() >= 1);
+    double expected = w["answers"][0]["value"].get<double>();
+    double truth = t["peak_rate"].get<double>();
+    INFO(set << ": expected " << expected << ", true " << truth);
+    CHECK(rel(expected, truth) <= 0.10);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("whatif answers follow the DESIGN contract and the operational laws") {
+  fs::path dir = fresh_dir("laws");
+  std::string store = (dir / "w.db").string();
+  std::vector<std::string> base{"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    a.push_back("--json");
+    return run_json(a);
+  };
+
+  json peak = with({});
+  CHECK(peak["sample"]["disks"] == 2);
+  CHECK(peak["sample"]["threads"] == 16);
+  const json& a = peak["answers"][0];
+  CHECK(a["source"] == "expectation");
+  CHECK(a["metric"] == "peak");
+  CHECK(a["fidelity"].is_null());  // nothing measured in this store yet
+  CHECK(a["fidelity_n"] == 0);
+  double lambda_star = a["value"].get<double>();
+  CHECK(lambda_star > 0);
+  CHECK(lambda_star < peak["saturation_rate"].get<double>());
+  // The bottleneck is the center with the highest utilization at λ*.
+  std::string busiest;
+  double most = -1;
+  for (const auto& c : peak["centers"]) {
+    if (c["utilization"].get<double>() > most) {
+      most = c["utilization"].get<double>();
+      busiest = c["name"];
+    }
+  }
+  CHECK(peak["bottleneck"] == busiest);
+
+  // At λ* the mean response time is R_sat (40 ms in sim.toml) by definition.
+  json resp = with({"--metric", "response", "--rate", std::to_string(lambda_star)});
+  CHECK(resp["answers"][0]["value"].get<double>() == Approx(40.0).epsilon(1e-3));
+  // Below saturation an open system's throughput is the offered rate; above, λ_max.
+  CHECK(with({"--metric", "throughput", "--rate", "10"})["answers"][0]["value"].get<double>() == Approx(10.0));
+  double lmax = peak["saturation_rate"].get<double>();
+  CHECK(with({"--metric", "throughput", "--rate", std::to_string(lmax * 2)})["answers"][0]["value"].get<double>() ==
+        Approx(lmax));
+  // Utilization law at a given rate: the disk (15 ms × 0.8 visits over 2 servers) at 50/s is 0.3.
+  json at50 = with({"--rate", "50", "--explain"});
+  CHECK(at50["at_rate"].get<double>() == Approx(50.0));
+  for (const auto& c : at50["centers"]) {
+    if (c["name"] == "disk") CHECK(c["utilization"].get<double>() == Approx(50.0 * 0.012 / 2));
+  }
+  // One closed client with no think time sees the sum of the demands: 0.5 + 1 + 0.8 × 15 ms.
+  json one = with({"--metric", "response", "--clients", "1"});
+  CHECK(one["answers"][0]["value"].get<double>() == Approx(13.5));
+  json x1 = with({"--metric", "throughput", "--clients", "1", "--think", "986.5"});
+  CHECK(x1["answers"][0]["value"].get<double>() == Approx(1.0));  // N / (R + Z) = 1 / 1 s
+
+  // Text output with --explain names the bottleneck and the utilizations.
+  auto text = workbench({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16", "--explain"});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("the bottleneck is " + peak["bottleneck"].get<std::string>()));
+  CHECK_THAT(text.out, Catch::Contains("utilization"));
+  CHECK_THAT(text.out, Catch::Contains("fidelity unknown"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("peak stores the expectation with its result; report puts them side by side") {
+  fs::path dir = fresh_dir("report");
+  std::string store = (dir / "w.db").string();
+  json w = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
+  json p = run_json({"peak", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
+  REQUIRE(p["status"] == "found");
+  json r = run_json({"report", "--config", kSimConfig, "--store", store, "--json"});
+  REQUIRE(r["searches"].size() == 1);
+  const json& s = r["searches"][0];
+  CHECK(s["search_id"] == p["search_id"]);
+  CHECK(s["measured"].get<double>() == Approx(p["peak_rate"].get<double>()));
+  double expected = w["answers"][0]["value"].get<double>();
+  CHECK(s["expected"].get<double>() == Approx(expected));
+  double measured = p["peak_rate"].get<double>();
+  CHECK(s["gap"].get<double>() == Approx((expected - measured) / measured));
+  CHECK(s["bottleneck"] == w["bottleneck"]);
+  bool within = std::abs(s["gap"].get<double>()) <= 0.10;
+  CHECK(s["within_tolerance"] == within);
+  CHECK(r["fidelity_n"] == 1);
+  CHECK(r["fidelity"].get<double>() == (within ? 1.0 : 0.0));
+
+  // whatif's fidelity now comes from that measurement.
+  json again = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=1,threads=4", "--json"});
+  CHECK(again["answers"][0]["fidelity_n"] == 1);
+  CHECK(again["answers"][0]["fidelity"].get<double>() == (within ? 1.0 : 0.0));
+
+  auto text = workbench({"report", "--config", kSimConfig, "--store", store});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("disks=3,threads=8"));
+  CHECK_THAT(text.out, Catch::Contains("found"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("model show on the demo config: workload attributes set the disk's demand per mix") {
+  fs::path dir = fresh_dir("show");
+  std::string store = (dir / "w.db").string();
+  json web = run_json({"model", "show", "--config", kDemoConfig, "--store", store, "--set", "mix=web,disks=4", "--json"});
+  json db = run_json({"model", "show", "--config", kDemoConfig, "--store", store, "--set", "mix=db_tp,disks=4", "--json"});
+  auto disk = [](const json& j) {
+    for (const auto& c : j["centers"]) {
+      if (c["name"] == "disk") return c;
+    }
+    FAIL("no disk center");
+    return json();
+  };
+  CHECK(disk(web)["visits"].get<double>() == Approx(0.9));
+  CHECK(disk(web)["configured_demand_ms"].get<double>() == Approx(7.5));
+  CHECK(disk(web)["servers"].get<double>() == 4);
+  CHECK(disk(web)["calibrated"].is_null());
+  CHECK(disk(db)["visits"].get<double>() == Approx(1.0));
+  CHECK(disk(db)["configured_demand_ms"].get<double>() == Approx(24.3));
+  // Less disk work per request: a higher expected peak.
+  CHECK(web["peak_rate"].get<double>() > 2 * db["peak_rate"].get<double>());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bad workload attributes give one line naming FILE:LINE:KEY") {
+  fs::path dir = fresh_dir("bad");
+  std::string store = (dir / "w.db").string();
+  std::string demo = read_file(kDemoConfig);
+  auto variant = [&](const std::string& name, const std::string& from, const std::string& to) {
+    std::string text = demo;
+    auto pos = text.find(from);
+    REQUIRE(pos != std::string::npos);
+    text.replace(pos, from.size(), to);
+    fs::path p = dir / name;
+    std::ofstream(p) << text;
+    return p.string();
+  };
+  auto line_of = [&](const std::string& needle) {
+    auto pos = demo.find(needle);
+    REQUIRE(pos != std::string::npos);
+    return 1 + std::count(demo.begin(), demo.begin() + static_cast<std::ptrdiff_t>(pos), '\n');
+  };
+  struct Case {
+    std::string file;
+    std::vector<std::string> set;
+    std::string expect;
+  };
+  int attr_line = static_cast<int>(line_of("disk_ms = { db_tp"));
+  std::vector<Case> cases{
+      {variant("missing_level.toml", "mail = 7.5, ", ""), {"--set", "mix=mail"},
+       "missing_level.toml:" + std::to_string(attr_line) + ":model.attributes.mix.disk_ms: no value for level 'mail'"},
+      {variant("factor_name.toml", "disk_ms = {", "threads = {"), {},
+       "factor_name.toml:" + std::to_string(attr_line) + ":model.attributes.mix.threads: attribute 'threads' has the name of a factor"},
+      {variant("unknown_factor.toml", "[model.attributes.mix]", "[model.attributes.workload]"), {},
+       "unknown_factor.toml:" + std::to_string(line_of("[model.attributes.mix]")) +
+           ":model.attributes.workload: 'workload' is not a declared factor"},
+      {variant("negative.toml", "specsfs97 = 25 }", "specsfs97 = -25 }"), {},
+       "negative.toml:" + std::to_string(attr_line) + ":model.attributes.mix.disk_ms.specsfs97: must be a finite number >= 0"},
+      {variant("unknown_name.toml", "visits = \"{disk_visits}\"", "visits = \"{disk_fraction}\""), {},
+       "unknown factor 'disk_fraction'"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"whatif", "--config", c.file, "--store", store};
+    args.insert(args.end(), c.set.begin(), c.set.end());
+    auto r = workbench(args);
+    INFO(c.expect << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.expect));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  // [sim] describes what the simulator runs: attributes and visit expressions belong to [model].
+  std::string sim = read_file(kSimConfig);
+  std::string bad_sim = sim;
+  bad_sim.replace(bad_sim.find("visits = 0.8"), 12, "visits = \"{disks}/4\"");
+  fs::path p = dir / "sim_visits.toml";
+  std::ofstream(p) << bad_sim;
+  auto r = workbench({"whatif", "--config", p.string(), "--store", store});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("sim.center[3].visits: must be a number here"));
+  fs::remove_all(dir);
+}

@@ -1,0 +1,115 @@
+// The expectation model against the real refserver of configs/demo.toml (integration: real
+// refserver, real wbload, on loopback; bounded to one calibration trial and one short search).
+#include <catch2/catch.hpp>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/sut/child_process.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+const std::string kDemoConfig = std::string(WB_SOURCE_DIR) + "/configs/demo.toml";
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  socklen_t len = sizeof a;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// A copy of the demo testbed on a free port, laid out as configs/ beside workloads/ so that its
+// {source} placeholder still finds the mixes.
+std::string demo_copy(const fs::path& dir) {
+  std::ifstream in(kDemoConfig);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  auto pos = text.find("port = 7411");
+  REQUIRE(pos != std::string::npos);
+  text.replace(pos, 11, "port = " + std::to_string(free_port()));
+  fs::create_directories(dir / "configs");
+  fs::create_directory_symlink(fs::path(WB_SOURCE_DIR) / "workloads", dir / "workloads");
+  fs::path p = dir / "configs" / "demo.toml";
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+json run_json(std::vector<std::string> args, std::chrono::seconds timeout) {
+  args.insert(args.begin(), kWorkbench);
+  auto r = wb::test::run_to_exit(args, timeout);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("model calibrate reads refserver's stage times; whatif's λ* is within 15% of a measured one") {
+  fs::path dir = fs::temp_directory_path() / ("wb_whatif_refserver_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string config = demo_copy(dir);
+  std::string store = (dir / "w.db").string();
+  const std::string set = "mix=db_tp,threads=4,disks=2";
+
+  // One 8 s trial at a low rate: ~250 requests, every one a disk op with mean 24.3 ms.
+  json cal = run_json({"model", "calibrate", "--config", config, "--store", store, "--set", set, "--rate", "30",
+                       "--runlength", "8", "--json"},
+                      120s);
+  std::map<std::string, json> by_center;
+  for (const auto& c : cal["calibrations"]) by_center[c["center"]] = c;
+  REQUIRE(by_center.count("disk") == 1);
+  REQUIRE(by_center.count("cpu") == 1);
+  // The disk's mean service (refserver's emulated time, exponential with mean 24.3 ms for db_tp):
+  // ~250 draws have a standard error of ~6%; 25% is four of them.
+  CHECK(std::abs(by_center["disk"]["demand_ms"].get<double>() - 24.3) / 24.3 <= 0.25);
+  CHECK(by_center["disk"]["visits"].get<double>() == Approx(1.0));
+  CHECK(std::abs(by_center["cpu"]["demand_ms"].get<double>() - 1.0) <= 0.25);
+
+  // model show now reports the calibrated demands next to the configured ones.
+  json show = run_json({"model", "show", "--config", config, "--store", store, "--set", set, "--json"}, 60s);
+  for (const auto& c : show["centers"]) {
+    if (c["name"] == "disk") {
+      REQUIRE_FALSE(c["calibrated"].is_null());
+      CHECK(c["calibrated"]["demand_ms"] == by_center["disk"]["demand_ms"]);
+      CHECK(c["configured_demand_ms"].get<double>() == Approx(24.3));
+    }
+  }
+  // The calibration was measured at mix=db_tp: it serves other threads/disks settings of db_tp,
+  // not another mix.
+  json other = run_json({"whatif", "--config", config, "--store", store, "--set", "mix=db_tp,threads=8,disks=4", "--json"}, 60s);
+  CHECK(other["answers"][0]["calibrated"].size() == 2);
+  json web = run_json({"whatif", "--config", config, "--store", store, "--set", "mix=web", "--json"}, 60s);
+  CHECK(web["answers"][0]["calibrated"] == json::array({"cpu"}));
+
+  // A short search (90/80) at the calibrated sample, and the expectation stored with it.
+  json expected = run_json({"whatif", "--config", config, "--store", store, "--set", set, "--json"}, 60s);
+  json peak = run_json({"peak", "--config", config, "--store", store, "--set", set, "--target", "90/80", "--json"}, 900s);
+  REQUIRE(peak["status"] == "found");
+  double e = expected["answers"][0]["value"].get<double>();
+  double m = peak["peak_rate"].get<double>();
+  INFO("expected " << e << "/s, measured " << m << "/s");
+  CHECK(std::abs(e - m) / m <= 0.15);  // seed 001's goal for what-if answers
+  json report = run_json({"report", "--config", config, "--store", store, "--json"}, 60s);
+  REQUIRE(report["searches"].size() == 1);
+  CHECK(report["searches"][0]["expected"].get<double>() == Approx(e));
+  fs::remove_all(dir);
+}
