@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <cmath>
 #include <ostream>
 
 namespace wb {
@@ -33,6 +34,7 @@ nlohmann::json peak_json(const PeakReport& r) {
                      {"ci_low_ms", s.response.low},
                      {"ci_high_ms", s.response.high},
                      {"accuracy", s.response.accuracy()}};
+    j["peak_interval"] = {{"low", s.peak_low}, {"high", std::isfinite(s.peak_high) ? nlohmann::json(s.peak_high) : nlohmann::json(nullptr)}};
   } else {
     j["peak_rate"] = nullptr;
     j["response"] = nullptr;
@@ -80,6 +82,8 @@ void print_peak(std::ostream& out, const PeakReport& r) {
     fmt::print(out, "  mean response {:.2f} ms, {:g}% CI [{:.2f}, {:.2f}] ms, accuracy {:.1f}% (target {:g}%)\n",
                s.response.mean, r.target.confidence * 100, s.response.low, s.response.high,
                s.response.accuracy() * 100, r.target.accuracy * 100);
+    fmt::print(out, "  loads that could be the peak: [{:.1f}, {}] requests/s\n", s.peak_low,
+               std::isfinite(s.peak_high) ? fmt::format("{:.1f}", s.peak_high) : std::string("unbounded"));
   } else {
     fmt::print(out, "no peak rate: {} — {}\n", to_string(s.status), s.message);
   }

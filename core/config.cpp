@@ -97,6 +97,20 @@ PeakConfig parse_peak(ConfigSection& p) {
   if (!(c.min_throughput_ratio > 0 && c.min_throughput_ratio <= 1)) p.fail("min_throughput_ratio", "must be in (0, 1]");
   c.max_error_ratio = p.number_or("max_error_ratio", c.max_error_ratio);
   if (!(c.max_error_ratio >= 0 && c.max_error_ratio < 1)) p.fail("max_error_ratio", "must be in [0, 1)");
+  c.linear_step = p.number_or("linear_step", c.linear_step);
+  if (!(c.linear_step > 0)) p.fail("linear_step", "must be a positive rate in requests/s");
+  c.strawman_runlength_s = p.number_or("strawman_runlength_s", c.strawman_runlength_s);
+  if (!(c.strawman_runlength_s > 0)) p.fail("strawman_runlength_s", "must be positive");
+  c.strawman_trials = static_cast<int>(p.integer_or("strawman_trials", c.strawman_trials));
+  if (c.strawman_trials < 2) p.fail("strawman_trials", "must be at least 2 (a confidence interval needs two trials)");
+  c.runlength = p.string_or("runlength", c.runlength);
+  if (c.runlength != "fixed" && c.runlength != "adaptive") p.fail("runlength", "must be \"fixed\" or \"adaptive\"");
+  c.min_runlength_s = p.number_or("min_runlength_s", c.min_runlength_s);
+  if (!(c.min_runlength_s > 0)) p.fail("min_runlength_s", "must be positive");
+  c.max_runlength_s = p.number_or("max_runlength_s", c.max_runlength_s);
+  if (!(c.max_runlength_s >= c.min_runlength_s)) p.fail("max_runlength_s", "must be at least min_runlength_s");
+  c.seed_step = p.number_or("seed_step", c.seed_step);
+  if (!(c.seed_step > 1)) p.fail("seed_step", "must be greater than 1");
   p.finish();
   return c;
 }

@@ -38,6 +38,14 @@ struct PeakConfig {
   double look_growth = 1.5;
   double min_throughput_ratio = 0.99; // achieved/offered below this => saturated
   double max_error_ratio = 0.01;      // errors/sent above this => saturated
+  // Load pickers and runlength [003 §3.1-3.7] (policies/).
+  double linear_step = 10;           // linear/strawman increment, requests/s [003 §3.5]
+  double strawman_runlength_s = 300; // strawman: fixed r [003 §3.1]
+  int strawman_trials = 10;          // strawman: fixed t per load [003 §3.1]
+  std::string runlength = "fixed";   // "fixed" (runlength_s) or "adaptive" (policies/runlength.hpp)
+  double min_runlength_s = 5;        // adaptive runlength bounds
+  double max_runlength_s = 600;
+  double seed_step = 1.25;           // first step factor of a seeded search (model-safe)
 };
 
 // The simulated testbed, from [sim].

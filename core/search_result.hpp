@@ -44,6 +44,11 @@ struct SearchResult {
   int trials = 0;
   double cost_s = 0;            // sum of trial costs
   std::string message;          // why, for statuses other than found
+  // The loads the evidence cannot rule out as the peak, when found: inside the bracket (highest
+  // load judged below the region, lowest judged above it) and where the curve fitted through λ*'s
+  // response CI may reach the region. peak_high is +infinity when nothing bounds it.
+  double peak_low = 0;
+  double peak_high = 0;
 };
 
 }  // namespace wb

@@ -1,7 +1,4 @@
 // [003 Alg. 3] Binsearch: double the load until one saturates, then halve the bracket.
-#include <fmt/format.h>
-
-#include "core/error.hpp"
 #include "policies/load_picker.hpp"
 
 namespace wb {
@@ -43,13 +40,8 @@ class BinsearchPicker final : public LoadPicker {
 
 }  // namespace
 
-std::vector<std::string> picker_names() { return {"binsearch"}; }
-
-std::unique_ptr<LoadPicker> make_picker(const std::string& name, const PeakConfig& peak, double start_rate) {
-  if (name == "binsearch") return std::make_unique<BinsearchPicker>(peak.r_sat_ms, start_rate);
-  std::string known;
-  for (const auto& n : picker_names()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError(fmt::format("--policy: unknown policy '{}' (known: {})", name, known));
+std::unique_ptr<LoadPicker> make_binsearch_picker(const PeakConfig& peak, double start_rate) {
+  return std::make_unique<BinsearchPicker>(peak.r_sat_ms, start_rate);
 }
 
 }  // namespace wb

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "policies/curve_fit.hpp"
+#include "policies/runlength.hpp"
 
 namespace wb {
 
@@ -76,9 +78,42 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   return Verdict::kPeak;
 }
 
-SearchResult run_search(const Sample& sample, const SearchOptions& options, LoadPicker& picker,
-                        TrialRunner& runner, SearchObserver* observer) {
+void set_peak_interval(SearchResult& result, const SearchOptions& options, bool fixed_plan) {
   const PeakConfig& p = options.peak;
+  const double inf = std::numeric_limits<double>::infinity();
+  double lo = 0, hi = inf;
+  for (const auto& l : result.loads) {
+    if (l.verdict == Verdict::kAbove && l.rate > result.peak_rate) hi = std::min(hi, l.rate);
+  }
+  for (const auto& l : result.loads) {
+    if (l.verdict == Verdict::kBelow && l.rate < hi) lo = std::max(lo, l.rate);
+  }
+  if (fixed_plan) {  // λ* is the last load below R_sat, the next step is above it
+    result.peak_low = result.peak_rate;
+    result.peak_high = hi;
+    return;
+  }
+  result.peak_low = lo;
+  result.peak_high = hi;
+  // Through λ*'s CI [R_l, R_h], a curve of the fitted shape (slope b of 1/R = a − bλ) reaches the
+  // region's bottom edge no lower than λ* + (1/R_h − 1/E_low)/b and its top edge no higher than
+  // λ* + (1/R_l − 1/E_high)/b. The uncertainty of b itself is not included.
+  if (auto curve = fit_curve(result.loads, p.r_sat_ms); curve && !p.percentile) {
+    double e_low = p.r_sat_ms * (1 - p.width), e_high = p.r_sat_ms * (1 + p.width);
+    const MeanInterval& ci = result.response;
+    if (ci.high > 0) result.peak_low = std::max(lo, result.peak_rate + (1 / ci.high - 1 / e_low) / curve->b);
+    if (ci.low > 0) result.peak_high = std::min(hi, result.peak_rate + (1 / ci.low - 1 / e_high) / curve->b);
+  }
+  result.peak_low = std::min(result.peak_low, result.peak_rate);
+  result.peak_high = std::max(result.peak_high, result.peak_rate);
+}
+
+SearchResult run_search(const Sample& sample, const SearchOptions& options, LoadPicker& picker,
+                        TrialRunner& runner, SearchObserver* observer, RunlengthPolicy* runlength) {
+  const PeakConfig& p = options.peak;
+  const std::optional<FixedPlan> plan = picker.fixed_plan();
+  // The strawman walks until saturation whatever max_loads says; bounded all the same.
+  const int max_loads = plan ? std::max(p.max_loads, 10000) : p.max_loads;
   SearchResult result;
   std::uint64_t trial_index = 0;
 
@@ -89,17 +124,35 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
   };
 
   for (;;) {
-    if (static_cast<int>(result.loads.size()) >= p.max_loads) {
-      return stop(SearchStatus::kNotFound, fmt::format("no peak within max_loads = {} test loads", p.max_loads));
+    if (static_cast<int>(result.loads.size()) >= max_loads) {
+      return stop(SearchStatus::kNotFound, fmt::format("no peak within max_loads = {} test loads", max_loads));
     }
     std::optional<double> rate = picker.next(result.loads);
+    if (!rate && plan) {  // [003 Alg. 1]: λ* is the largest load that does not saturate
+      double hi = std::numeric_limits<double>::infinity();
+      for (const auto& l : result.loads) {
+        if (l.verdict == Verdict::kAbove) hi = std::min(hi, l.rate);
+      }
+      const TestLoad* best = nullptr;
+      for (const auto& l : result.loads) {
+        if (l.verdict == Verdict::kBelow && l.rate < hi && (best == nullptr || l.rate > best->rate)) best = &l;
+      }
+      if (best == nullptr) return stop(SearchStatus::kNotFound, "no load below saturation");
+      result.status = SearchStatus::kFound;
+      result.peak_rate = best->rate;
+      result.response = best->ci;
+      set_peak_interval(result, options, true);
+      return result;
+    }
     if (!rate) {
       return stop(SearchStatus::kNotFound,
                   "the load bracket collapsed without a load whose response time falls in the peak-rate region");
     }
     TestLoad load;
     load.rate = *rate;
-    load.runlength_s = p.runlength_s;
+    if (plan) load.runlength_s = plan->runlength_s;
+    else if (runlength != nullptr) load.runlength_s = runlength->choose(load.rate, result.loads, p, options.target);
+    else load.runlength_s = p.runlength_s;
     std::size_t index = result.loads.size();
     for (;;) {
       TrialResult t;
@@ -123,9 +176,24 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       result.cost_s += t.cost_s;
       load.trials.push_back(t);
       if (observer != nullptr) observer->on_trial(index, t);
+      if (plan) {
+        if (static_cast<int>(load.trials.size()) < plan->trials) continue;
+        judge_load(load, options);  // fills the CI and saturation
+        bool above = load.saturated || load.ci.mean > (p.percentile ? p.l_sat_ms : p.r_sat_ms);
+        load.verdict = above ? Verdict::kAbove : Verdict::kBelow;
+        break;
+      }
       if (static_cast<int>(load.trials.size()) < p.min_trials) continue;
       load.verdict = judge_load(load, options);
       if (load.verdict != Verdict::kInvalid) break;
+      if (runlength != nullptr && load.runlength_s < p.runlength_s) {
+        // A rough reading (short r, meant to show a load far from the region) overlaps the region
+        // after all: a claim needs precise trials, so the load starts over at a runlength of at
+        // least runlength_s. The rough trials stay counted in the cost and in the store.
+        load.trials.clear();
+        load.runlength_s = std::max(p.runlength_s, runlength->choose(load.rate, result.loads, p, options.target));
+        continue;
+      }
       if (static_cast<int>(load.trials.size()) >= p.max_trials) break;
       if (p.budget_s > 0 && result.cost_s >= p.budget_s) break;
     }
@@ -135,6 +203,7 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       result.status = SearchStatus::kFound;
       result.peak_rate = load.rate;
       result.response = load.ci;
+      set_peak_interval(result, options, false);
       return result;
     }
     if (load.verdict == Verdict::kInvalid) {

@@ -9,6 +9,8 @@
 
 namespace wb {
 
+class RunlengthPolicy;
+
 struct SearchOptions {
   PeakConfig peak;   // region, limits, runlength
   Target target;     // confidence c and accuracy a
@@ -35,8 +37,16 @@ std::vector<int> accuracy_looks(const PeakConfig& peak);
 
 // [003 Alg. 2] Searches for the peak rate of `sample`. Runs trials through `runner` only; never
 // sleeps, reads clocks or touches processes. A runner Error is retried once, then the search
-// stops with status kFailed. Interrupted propagates.
+// stops with status kFailed. Interrupted propagates. `runlength` chooses r per load (Step 5);
+// null means options.peak.runlength_s for every load. A picker with a fixed_plan() (the strawman)
+// instead gets exactly its trials and runlength at every load, no accuracy test, and λ* is the
+// highest load below the lowest one above R_sat once the picker stops.
+// Deterministic: the same picker, runner and options give the same result.
 SearchResult run_search(const Sample& sample, const SearchOptions& options, LoadPicker& picker,
-                        TrialRunner& runner, SearchObserver* observer = nullptr);
+                        TrialRunner& runner, SearchObserver* observer = nullptr,
+                        RunlengthPolicy* runlength = nullptr);
+
+// Fills result.peak_low/peak_high for a found search (see SearchResult); run_search calls it.
+void set_peak_interval(SearchResult& result, const SearchOptions& options, bool fixed_plan);
 
 }  // namespace wb

@@ -1,0 +1,381 @@
+// Benchmark for issue 5: what each load-picking policy costs to map the whole response surface of
+// configs/sim.toml (4 disk counts x 8 thread counts = 32 samples), with and without seeding
+// [003 §3.7], against the strawman [003 §3.1] and an oracle, in the manner of [003 Fig. 8]; and
+// Binsearch's cost against the target confidence and accuracy [003 Fig. 9].
+//
+// Each (policy, seeding, seed) maps the surface once: the 32 samples in a nearest-neighbour tour
+// (normalized level distance, from disks=1,threads=1), one simulated testbed per seed, so every
+// policy sees the same random streams. Seeded searches start at choose_seed() of the samples the
+// tour has measured so far; the adaptive runlength gets the variances of those searches as the
+// testbed's history. Cost is simulated benchmarking time (warm-up + r + overhead per trial).
+//
+// Oracle: knows the true λ* of each sample (sim::compute_truth, long runs) and only runs the final
+// confirmation there — trials until judge_load() claims the peak with the same sequential rule —
+// at the best fixed runlength for that sample among 10..300 s (the sweet spot, known in advance).
+//
+// Coverage: the fraction of searches whose λ* lies in the true peak-rate region
+// [λ(R_sat(1-s)), λ(R_sat(1+s))]; not-found searches count as misses. Interval coverage: the
+// fraction whose reported [peak_low, peak_high] contains the true λ*.
+//
+// Usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] [--no-curve]
+//   defaults: 20 seeds, 20 for the strawman, 5 for the cost-vs-target curve, 1 thread.
+//   Truths are cached in <build>/bench_policies_truths.txt.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/config.hpp"
+#include "harness/sim/random.hpp"
+#include "harness/sim/sim_testbed.hpp"
+#include "harness/sim/truth.hpp"
+#include "policies/runlength.hpp"
+#include "policies/search.hpp"
+#include "policies/seeding.hpp"
+
+using namespace wb;
+
+namespace {
+
+struct Variant {
+  std::string policy;
+  std::string runlength;
+  bool seeding;
+  std::string label() const {
+    std::string l = policy;
+    if (policy != "strawman" && runlength == "fixed") l += " (fixed r)";
+    return l + (seeding ? " +seeding" : "");
+  }
+};
+
+struct Outcome {
+  double cost = 0;
+  bool found = false;
+  bool in_region = false;
+  bool interval_covers = false;
+  int loads = 0;
+};
+
+std::vector<Sample> all_samples(const Config& c) {
+  std::vector<Sample> out;
+  for (const auto& d : c.factor("disks")->levels) {
+    for (const auto& t : c.factor("threads")->levels) out.push_back(c.sample("disks=" + d + ",threads=" + t));
+  }
+  return out;
+}
+
+std::vector<Sample> nearest_neighbour_tour(std::vector<Sample> rest, const std::vector<Factor>& factors) {
+  std::vector<Sample> tour{rest.front()};
+  rest.erase(rest.begin());
+  while (!rest.empty()) {
+    auto best = rest.begin();
+    double bd = 1e300;
+    for (auto it = rest.begin(); it != rest.end(); ++it) {
+      double d = sample_distance(tour.back(), *it, factors);
+      if (d < bd) bd = d, best = it;
+    }
+    tour.push_back(*best);
+    rest.erase(best);
+  }
+  return tour;
+}
+
+std::map<std::string, sim::Truth> load_truths(const Config& c, const std::vector<Sample>& samples) {
+  std::ifstream in(c.file());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string hash = fmt::format("{:016x}", sim::hash_text(ss.str()));
+  std::string path = std::string(WB_BINARY_DIR) + "/bench_policies_truths.txt";
+  std::map<std::string, sim::Truth> truths;
+  {
+    std::ifstream cache(path);
+    std::string h, key;
+    sim::Truth t;
+    while (cache >> h >> key >> t.peak_rate >> t.region_low >> t.region_high) {
+      if (h == hash) truths[key] = t;
+    }
+  }
+  bool added = false;
+  for (const auto& s : samples) {
+    if (truths.count(s.key())) continue;
+    truths[s.key()] = sim::compute_truth(*c.sim(), s, c.peak().r_sat_ms, c.peak().width);
+    added = true;
+  }
+  if (added) {
+    std::ofstream out(path);
+    for (const auto& [k, t] : truths) out << fmt::format("{} {} {} {} {}\n", hash, k, t.peak_rate, t.region_low, t.region_high);
+  }
+  return truths;
+}
+
+std::uint64_t seed_value(int seed) { return static_cast<std::uint64_t>(seed) * 7919 + 17; }
+
+// One mapping of the surface by one variant.
+std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour, const std::map<std::string, sim::Truth>& truths,
+                              const Variant& v, const Target& target, int seed) {
+  sim::SimulatedTestbed testbed(*c.sim(), seed_value(seed));
+  SearchOptions options{c.peak(), target};
+  std::vector<PastPeak> past;
+  std::vector<VarianceObservation> prior;
+  std::vector<Outcome> out;
+  for (const auto& s : tour) {
+    double start = c.peak().start_rate;
+    bool seeded = false;
+    if (v.seeding) {
+      if (auto seed_choice = choose_seed(s, past, c.factors())) start = seed_choice->rate, seeded = true;
+    }
+    auto picker = make_picker(v.policy, c.peak(), start, seeded);
+    auto rl = make_runlength_policy(v.runlength, prior);
+    SearchResult r = run_search(s, options, *picker, testbed, nullptr, rl.get());
+    const sim::Truth& t = truths.at(s.key());
+    Outcome o;
+    o.cost = r.cost_s;
+    o.found = r.status == SearchStatus::kFound;
+    o.in_region = o.found && r.peak_rate >= t.region_low && r.peak_rate <= t.region_high;
+    o.interval_covers = o.found && r.peak_low <= t.peak_rate && t.peak_rate <= r.peak_high;
+    o.loads = static_cast<int>(r.loads.size());
+    out.push_back(o);
+    if (o.found) past.push_back(PastPeak{s, r.peak_rate});
+    for (const auto& vo : variance_observations(r.loads)) prior.push_back(vo);
+    if (prior.size() > 80) prior.erase(prior.begin(), prior.begin() + static_cast<std::ptrdiff_t>(prior.size() - 80));
+  }
+  return out;
+}
+
+// The confirmation alone at the true λ*, at runlength r.
+double oracle_cost(const Config& c, const Sample& s, double rate, double r, const Target& target, int seed) {
+  sim::SimulatedTestbed testbed(*c.sim(), seed_value(seed) ^ 0x5eed);
+  SearchOptions options{c.peak(), target};
+  TestLoad load;
+  load.rate = rate;
+  load.runlength_s = r;
+  double cost = 0;
+  for (std::uint64_t i = 0;; ++i) {
+    TrialResult t = testbed.run(s, rate, r, i);
+    cost += t.cost_s;
+    load.trials.push_back(t);
+    if (static_cast<int>(load.trials.size()) < c.peak().min_trials) continue;
+    if (judge_load(load, options) == Verdict::kPeak) break;
+    if (static_cast<int>(load.trials.size()) >= c.peak().max_trials) break;
+  }
+  return cost;
+}
+
+template <class F>
+void parallel_for(int n, int threads, F f) {
+  std::atomic<int> next{0};
+  std::vector<std::thread> pool;
+  for (int w = 0; w < std::max(1, threads); ++w) {
+    pool.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) f(i);
+    });
+  }
+  for (auto& t : pool) t.join();
+}
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  std::size_t n = xs.size();
+  return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int seeds = 20, strawman_seeds = 20, curve_seeds = 5, threads = 1;
+  bool curve = true;
+  for (int i = 1; i < argc; ++i) {
+    auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
+    if (arg("--seeds")) seeds = std::atoi(argv[++i]);
+    else if (arg("--strawman-seeds")) strawman_seeds = std::atoi(argv[++i]);
+    else if (arg("--curve-seeds")) curve_seeds = std::atoi(argv[++i]);
+    else if (arg("--threads")) threads = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--no-curve") == 0) curve = false;
+    else {
+      fmt::print(stderr, "usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] [--no-curve]\n");
+      return 2;
+    }
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  const Config c = Config::load(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
+  const Target target = c.peak().target;
+  std::vector<Sample> samples = all_samples(c);
+  std::vector<Sample> tour = nearest_neighbour_tour(samples, c.factors());
+  auto truths = load_truths(c, samples);
+  fmt::print("bench_policies: configs/sim.toml, {} samples, target {}, {} seeds ({} for the strawman); truths in {:.0f} s\n",
+             samples.size(), target.to_string(), seeds, strawman_seeds,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+
+  std::vector<Variant> variants;
+  for (bool seeding : {false, true}) {
+    variants.push_back({"strawman", "fixed", seeding});
+    variants.push_back({"linear", "adaptive", seeding});
+    variants.push_back({"binsearch", "fixed", seeding});
+    variants.push_back({"binsearch", "adaptive", seeding});
+    variants.push_back({"model", "adaptive", seeding});
+    variants.push_back({"model-safe", "adaptive", seeding});
+  }
+  struct Job {
+    std::size_t variant;
+    int seed;
+  };
+  std::vector<Job> jobs;
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    int n = variants[v].policy == "strawman" ? strawman_seeds : seeds;
+    for (int s = 1; s <= n; ++s) jobs.push_back({v, s});
+  }
+  // outcomes[variant][seed-1][tour position]
+  std::vector<std::vector<std::vector<Outcome>>> outcomes(variants.size(), std::vector<std::vector<Outcome>>(seeds > strawman_seeds ? seeds : strawman_seeds));
+  parallel_for(static_cast<int>(jobs.size()), threads, [&](int i) {
+    const Job& j = jobs[static_cast<std::size_t>(i)];
+    outcomes[j.variant][static_cast<std::size_t>(j.seed - 1)] = run_tour(c, tour, truths, variants[j.variant], target, j.seed);
+  });
+
+  // Oracle: per sample, the best fixed runlength's mean confirmation cost over seeds.
+  const std::vector<double> grid{10, 20, 30, 60, 120, 180, 300};
+  std::vector<double> oracle(tour.size());
+  std::vector<double> oracle_r(tour.size());
+  parallel_for(static_cast<int>(tour.size()), threads, [&](int k) {
+    const Sample& s = tour[static_cast<std::size_t>(k)];
+    double best = 1e300;
+    for (double r : grid) {
+      double sum = 0;
+      for (int seed = 1; seed <= seeds; ++seed) sum += oracle_cost(c, s, truths.at(s.key()).peak_rate, r, target, seed);
+      if (sum / seeds < best) best = sum / seeds, oracle_r[static_cast<std::size_t>(k)] = r;
+    }
+    oracle[static_cast<std::size_t>(k)] = best;
+  });
+  double oracle_total = 0;
+  for (double o : oracle) oracle_total += o;
+
+  // Table in the manner of [003 Fig. 8].
+  struct Row {
+    double mean_total = 0, found = 0, covered = 0, interval = 0, loads = 0;
+    int n = 0;
+  };
+  std::vector<Row> rows(variants.size());
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    int n = variants[v].policy == "strawman" ? strawman_seeds : seeds;
+    Row& row = rows[v];
+    double searches = 0;
+    for (int s = 0; s < n; ++s) {
+      for (const auto& o : outcomes[v][static_cast<std::size_t>(s)]) {
+        row.mean_total += o.cost / n;
+        row.found += o.found, row.covered += o.in_region, row.interval += o.interval_covers, row.loads += o.loads;
+        searches += 1;
+      }
+    }
+    row.found /= searches, row.covered /= searches, row.interval /= searches, row.loads /= searches;
+    row.n = static_cast<int>(searches);
+  }
+  double cheapest = 1e300;
+  for (const auto& r : rows) cheapest = std::min(cheapest, r.mean_total);
+  fmt::print("\nTotal cost of mapping the 32-sample surface (mean over seeds) [003 Fig. 8]\n");
+  fmt::print("{:<28} {:>9} {:>11} {:>9} {:>10} {:>7} {:>9} {:>10} {:>7}\n", "policy", "hours", "normalized", "÷oracle",
+             "÷strawman", "found", "coverage", "λ*-interval", "loads");
+  double straw = rows[0].mean_total;
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    const Row& r = rows[v];
+    fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f} {:>6.1f}% {:>8.1f}% {:>10.1f}% {:>7.1f}\n", variants[v].label(),
+               r.mean_total / 3600, r.mean_total / cheapest, r.mean_total / oracle_total, r.mean_total / straw,
+               100 * r.found, 100 * r.covered, 100 * r.interval, r.loads);
+  }
+  fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f}\n", "oracle (confirmation only)", oracle_total / 3600,
+             oracle_total / cheapest, 1.0, oracle_total / straw);
+
+  // Per-sample medians: model-safe vs binsearch, and where the paper's model picker goes wrong.
+  auto idx = [&](const std::string& p, const std::string& rl, bool seeding) {
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      if (variants[v].policy == p && variants[v].runlength == rl && variants[v].seeding == seeding) return v;
+    }
+    return std::size_t{0};
+  };
+  for (bool seeding : {false, true}) {
+    std::size_t b = idx("binsearch", "adaptive", seeding), ms = idx("model-safe", "adaptive", seeding),
+                m = idx("model", "adaptive", seeding);
+    fmt::print("\nPer sample{}: median cost (h) over seeds; model: searches not found / max cost\n",
+               seeding ? ", with seeding" : ", no seeding");
+    fmt::print("{:<22} {:>9} {:>9} {:>8} {:>9} {:>9} {:>10} {:>8} {:>7}\n", "sample", "λ*", "binsearch", "model-safe",
+               "ms÷bs", "model", "model max", "model nf", "oracle");
+    double worst = 0;
+    std::string worst_sample;
+    for (std::size_t k = 0; k < tour.size(); ++k) {
+      std::vector<double> cb, cms, cm;
+      int nf = 0;
+      double mmax = 0;
+      for (int s = 0; s < seeds; ++s) {
+        cb.push_back(outcomes[b][static_cast<std::size_t>(s)][k].cost);
+        cms.push_back(outcomes[ms][static_cast<std::size_t>(s)][k].cost);
+        const Outcome& om = outcomes[m][static_cast<std::size_t>(s)][k];
+        cm.push_back(om.cost);
+        nf += !om.found;
+        mmax = std::max(mmax, om.cost);
+      }
+      double ratio = median(cms) / median(cb);
+      if (ratio > worst) worst = ratio, worst_sample = tour[k].key();
+      fmt::print("{:<22} {:>9.1f} {:>9.2f} {:>10.2f} {:>8.2f} {:>9.2f} {:>10.2f} {:>8d} {:>7.2f}\n", tour[k].key(),
+                 truths.at(tour[k].key()).peak_rate, median(cb) / 3600, median(cms) / 3600, ratio, median(cm) / 3600,
+                 mmax / 3600, nf, oracle[k] / 3600);
+    }
+    fmt::print("worst model-safe ÷ binsearch median: {:.2f} at {} (goal ≤ 1.25)\n", worst, worst_sample);
+  }
+
+  // Goals.
+  fmt::print("\nGoals\n");
+  double bs_seed = rows[idx("binsearch", "adaptive", true)].mean_total;
+  double bs_seed_fixed = rows[idx("binsearch", "fixed", true)].mean_total;
+  fmt::print("binsearch +seeding ÷ strawman: {:.3f} (adaptive r), {:.3f} (fixed r)   goal ≤ 0.200\n", bs_seed / straw,
+             bs_seed_fixed / straw);
+  double best_seed = 1e300, best_plain = 1e300;
+  std::string best_seed_name, best_plain_name;
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    double& best = variants[v].seeding ? best_seed : best_plain;
+    std::string& name = variants[v].seeding ? best_seed_name : best_plain_name;
+    if (rows[v].mean_total < best) best = rows[v].mean_total, name = variants[v].label();
+  }
+  fmt::print("best with seeding: {} at {:.2f}× oracle (goal ≤ 1.5); best without: {} at {:.2f}× oracle (goal ≤ 3)\n",
+             best_seed_name, best_seed / oracle_total, best_plain_name, best_plain / oracle_total);
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    if (rows[v].covered < target.confidence) {
+      fmt::print("coverage below {:g}%: {} at {:.1f}%\n", target.confidence * 100, variants[v].label(), 100 * rows[v].covered);
+    }
+  }
+
+  if (curve) {
+    // [003 Fig. 9]: Binsearch (adaptive r, no seeding) at confidences 60/75/90/95 and accuracies 40..95%.
+    const std::vector<int> confs{60, 75, 90, 95};
+    const std::vector<int> accs{40, 50, 60, 70, 80, 90, 95};
+    std::vector<double> cost(confs.size() * accs.size());
+    parallel_for(static_cast<int>(cost.size()), threads, [&](int i) {
+      Target t{confs[static_cast<std::size_t>(i) / accs.size()] / 100.0, accs[static_cast<std::size_t>(i) % accs.size()] / 100.0};
+      double sum = 0;
+      for (int s = 1; s <= curve_seeds; ++s) {
+        for (const auto& o : run_tour(c, tour, truths, {"binsearch", "adaptive", false}, t, s)) sum += o.cost;
+      }
+      cost[static_cast<std::size_t>(i)] = sum / curve_seeds;
+    });
+    double low = *std::min_element(cost.begin(), cost.end());
+    fmt::print("\nBinsearch cost vs target (normalized to the cheapest, {:.1f} h; {} seeds) [003 Fig. 9]\n", low / 3600,
+               curve_seeds);
+    fmt::print("{:<12}", "confidence");
+    for (int a : accs) fmt::print(" {:>6}", fmt::format("a={}%", a));
+    fmt::print("\n");
+    for (std::size_t ci = 0; ci < confs.size(); ++ci) {
+      fmt::print("{:<12}", fmt::format("c={}%", confs[ci]));
+      for (std::size_t ai = 0; ai < accs.size(); ++ai) fmt::print(" {:>6.2f}", cost[ci * accs.size() + ai] / low);
+      fmt::print("\n");
+    }
+  }
+  fmt::print("\nwall time {:.0f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return 0;
+}

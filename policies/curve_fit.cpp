@@ -1,0 +1,62 @@
+#include "policies/curve_fit.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace wb {
+
+double ResponseCurve::response_ms(double rate) const {
+  double inv = a - b * rate;
+  return inv > 0 ? 1.0 / inv : std::numeric_limits<double>::infinity();
+}
+
+std::optional<ResponseCurve> fit_two_points(double rate1, double r1_ms, double rate2, double r2_ms) {
+  if (rate1 == rate2 || !(r1_ms > 0) || !(r2_ms > 0)) return std::nullopt;
+  double y1 = std::isfinite(r1_ms) ? 1.0 / r1_ms : 0.0;
+  double y2 = std::isfinite(r2_ms) ? 1.0 / r2_ms : 0.0;
+  ResponseCurve c;
+  c.b = (y1 - y2) / (rate2 - rate1);
+  c.a = y1 + c.b * rate1;
+  if (!(c.b > 0) || !(c.a > 0)) return std::nullopt;
+  return c;
+}
+
+std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, double r_sat_ms) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int points = 0;
+  double first_rate = -1;
+  bool distinct = false;
+  for (const auto& l : loads) {
+    if (l.saturated || l.trials.size() < 2 || !(l.ci.mean > 0) || !std::isfinite(l.ci.mean)) continue;
+    double n = static_cast<double>(l.trials.size());
+    double sum = 0, sum2 = 0;
+    for (const auto& t : l.trials) sum += t.mean_ms;
+    double m = sum / n;
+    for (const auto& t : l.trials) sum2 += (t.mean_ms - m) * (t.mean_ms - m);
+    double var_mean = std::max(sum2 / (n - 1) / n, 1e-6 * m * m);
+    double y = 1.0 / l.ci.mean;
+    double var_y = var_mean / std::pow(l.ci.mean, 4);
+    double model = 0.1 * y * std::log(l.ci.mean / r_sat_ms);
+    double w = 1.0 / (var_y + model * model);
+    double x = l.rate;
+    sw += w;
+    sx += w * x;
+    sy += w * y;
+    sxx += w * x * x;
+    sxy += w * x * y;
+    ++points;
+    if (first_rate < 0) first_rate = x;
+    else if (x != first_rate) distinct = true;
+  }
+  if (points < 2 || !distinct) return std::nullopt;
+  double det = sw * sxx - sx * sx;
+  if (!(det > 0)) return std::nullopt;
+  double slope = (sw * sxy - sx * sy) / det;
+  ResponseCurve c;
+  c.b = -slope;
+  c.a = (sy - slope * sx) / sw;
+  if (!(c.b > 0) || !(c.a > 0)) return std::nullopt;
+  return c;
+}
+
+}  // namespace wb

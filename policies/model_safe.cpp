@@ -1,0 +1,92 @@
+// Model-safe load picking (not in [003]): the model of [003 §3.6] with the guarantees of
+// Binsearch [003 Alg. 3], in the manner of a safeguarded secant (Dekker/Brent) root finder.
+//
+//  - The model is R = 1/(a − bλ) fitted by weighted least squares to every load measured so far
+//    (fit_curve), not to two tuples, so one unlucky early reading cannot dominate it.
+//  - The bracket is [highest load judged below the region, lowest judged above it]; the region's
+//    loads lie inside it. Before there is an upper end the picker grows the load, by at most a
+//    factor of 2 per load (like Binsearch), or, when seeded, by seed_step, squared on every further
+//    step in the same direction so that a bad seed is left behind in a few loads; likewise
+//    downward before there is a lower end.
+//  - Within the bracket it tries the model's load at R_sat, but bisects when the model has none,
+//    when its load falls outside the bracket, or when the previous model step failed to at least
+//    halve the bracket. So the bracket halves at least every second load: in the worst case about
+//    twice Binsearch's bisection steps, and usually one or two loads.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "policies/curve_fit.hpp"
+#include "policies/load_picker.hpp"
+
+namespace wb {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+class ModelSafePicker final : public LoadPicker {
+ public:
+  ModelSafePicker(const PeakConfig& peak, double start_rate, bool seeded)
+      : r_sat_ms_(peak.r_sat_ms), start_rate_(start_rate), seeded_(seeded), seed_step_(peak.seed_step) {}
+
+  std::optional<double> next(const std::vector<TestLoad>& history) override {
+    if (history.empty()) return start_rate_;
+    double hi = kInf;
+    for (const auto& l : history) {
+      if (l.verdict == Verdict::kAbove) hi = std::min(hi, l.rate);
+    }
+    double lo = 0;  // below loads under hi only: noise can put a "below" above an "above"
+    for (const auto& l : history) {
+      if (l.verdict == Verdict::kBelow && l.rate < hi) lo = std::max(lo, l.rate);
+    }
+    std::optional<double> predicted;
+    if (auto curve = fit_curve(history, r_sat_ms_)) {
+      double p = curve->rate_at(r_sat_ms_);
+      if (p > 0 && std::isfinite(p)) predicted = p;
+    }
+
+    // Consecutive ramp steps in one direction, for the growing step of a seeded search.
+    int ramp = 0;
+    for (std::size_t i = history.size(); i-- > 0 && history[i].verdict == history.back().verdict;) ++ramp;
+    // Seeded: seed_step, its square, its fourth power, ... (1.25, 1.56, 2.44, 5.96 by default).
+    double factor = seeded_ ? std::pow(seed_step_, std::pow(2.0, ramp - 1)) : 2.0;
+
+    if (hi == kInf) {  // no upper end yet: grow
+      double cap = lo * factor;
+      if (predicted && *predicted > lo) return std::clamp(*predicted, lo * 1.02, cap);
+      return cap;
+    }
+    if (lo == 0) {  // no lower end yet: shrink
+      double floor = hi / factor;
+      if (predicted && *predicted < hi) return std::clamp(*predicted, floor, hi * 0.98);
+      return floor;
+    }
+    double width = hi - lo;
+    if (width < 1e-3 * hi) return std::nullopt;
+    bool model_failed = last_width_ > 0 && last_was_model_ && width > 0.5 * last_width_;
+    last_width_ = width;
+    if (predicted && *predicted > lo && *predicted < hi && !model_failed) {
+      last_was_model_ = true;
+      return std::clamp(*predicted, lo + 0.05 * width, hi - 0.05 * width);
+    }
+    last_was_model_ = false;
+    return (lo + hi) / 2;
+  }
+
+ private:
+  double r_sat_ms_;
+  double start_rate_;
+  bool seeded_;
+  double seed_step_;
+  double last_width_ = 0;
+  bool last_was_model_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<LoadPicker> make_model_safe_picker(const PeakConfig& peak, double start_rate, bool seeded) {
+  return std::make_unique<ModelSafePicker>(peak, start_rate, seeded);
+}
+
+}  // namespace wb

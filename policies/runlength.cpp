@@ -1,0 +1,143 @@
+// Runlength policies [003 §3.2, Fig. 6].
+//
+// The adaptive policy models how the variance of one trial's mean response time falls with the
+// runlength r. For a stationary queue the variance of a time average over r seconds is σ²∞/r for r
+// well beyond the process's correlation time, where σ²∞ is the time-average variance constant
+// (the quantity batch-means methods estimate; Whitt, "Planning queueing simulations", Management
+// Science 35(11), 1989). So each load with trials gives an estimate ĉ = s²·r of σ²∞ there. σ²∞
+// grows steeply toward saturation — for M/M/1 it grows like (1−ρ)⁻⁴ while R grows like (1−ρ)⁻¹ —
+// so we regress ln ĉ on ln R̄ over every observation (this search's and the store's), weighted by
+// the degrees of freedom of each variance; with too few or too similar observations the slope is
+// taken as 4 (M/M/1 in heavy traffic) and only the level is estimated.
+//
+// For a new load the fitted response curve predicts R̂ there, and the half-width h the CI must
+// reach to end the load: the distance from R̂ to the region (halved, for the error of the
+// prediction) for a load that should prove to be below or above, but at least the target
+// accuracy's (1−a)·R̂, which is what a load in or near the region needs. With n trials the CI
+// half-width is t(n−1)·sqrt(σ²∞/(r·n)), so r(n) = t²σ²∞/(n·h²); the policy takes the n (among
+// the trial counts at which the search can stop) and r(n) that minimize the expected cost
+// n·(r + overhead), overhead measured from the trials' cost. The overhead is what makes a sweet
+// spot: with none, many very short trials would always win. Far from the peak h is large and r is
+// short (a rough reading); at the peak h is (1−a)·R and r is long, never below [peak] runlength_s.
+// A rough load whose CI unexpectedly overlaps the region is restarted by run_search at a longer r.
+#include "policies/runlength.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/stats.hpp"
+#include "policies/curve_fit.hpp"
+#include "policies/search.hpp"
+
+namespace wb {
+
+std::vector<VarianceObservation> variance_observations(const std::vector<TestLoad>& loads) {
+  std::vector<VarianceObservation> out;
+  for (const auto& l : loads) {
+    if (l.saturated || l.trials.size() < 2) continue;
+    std::vector<double> xs;
+    double overhead = 0;
+    bool same_r = true;
+    for (const auto& t : l.trials) {
+      xs.push_back(t.mean_ms);
+      overhead += t.cost_s - t.runlength_s;
+      same_r = same_r && t.runlength_s == l.trials.front().runlength_s;
+    }
+    if (!same_r) continue;
+    VarianceObservation o;
+    o.mean_ms = mean_of(xs);
+    o.runlength_s = l.trials.front().runlength_s;
+    double sd = sample_stddev(xs);
+    o.variance = sd * sd;
+    o.trials = static_cast<int>(xs.size());
+    o.overhead_s = std::max(0.0, overhead / static_cast<double>(xs.size()));
+    if (o.mean_ms > 0 && o.variance > 0) out.push_back(o);
+  }
+  return out;
+}
+
+namespace {
+
+class FixedRunlength final : public RunlengthPolicy {
+ public:
+  double choose(double, const std::vector<TestLoad>&, const PeakConfig& peak, const Target&) override {
+    return peak.runlength_s;
+  }
+};
+
+class AdaptiveRunlength final : public RunlengthPolicy {
+ public:
+  explicit AdaptiveRunlength(std::vector<VarianceObservation> prior) : prior_(std::move(prior)) {}
+
+  double choose(double rate, const std::vector<TestLoad>& history, const PeakConfig& peak,
+                const Target& target) override {
+    std::vector<VarianceObservation> obs = prior_;
+    for (const auto& o : variance_observations(history)) obs.push_back(o);
+    auto curve = fit_curve(history, peak.r_sat_ms);
+    if (obs.empty() || !curve) return peak.runlength_s;
+    double r_hat = curve->response_ms(rate);
+    if (!std::isfinite(r_hat)) return peak.runlength_s;  // predicted beyond saturation: no basis
+
+    // ln ĉ = α + β ln R, weighted by degrees of freedom.
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, overhead = 0;
+    for (const auto& o : obs) {
+      double w = o.trials - 1, x = std::log(o.mean_ms), y = std::log(o.variance * o.runlength_s);
+      sw += w, sx += w * x, sy += w * y, sxx += w * x * x, sxy += w * x * y;
+      overhead += w * o.overhead_s;
+    }
+    overhead /= sw;
+    double mx = sx / sw, my = sy / sw, vx = sxx / sw - mx * mx;
+    double beta = 4;
+    if (obs.size() >= 3 && vx > 0.25 * 0.25) beta = std::clamp((sxy / sw - mx * my) / vx, 2.0, 6.0);
+    double c_hat = std::exp(my + beta * (std::log(r_hat) - mx));
+
+    double sat = peak.percentile ? peak.l_sat_ms : peak.r_sat_ms;
+    double lo = sat * (1 - peak.width), hi = sat * (1 + peak.width);
+    double dist = r_hat < lo ? lo - r_hat : (r_hat > hi ? r_hat - hi : 0);
+    double h_acc = (1 - target.accuracy) * r_hat;
+    bool decide = 0.5 * dist > h_acc;  // expected to end as below/above rather than as the peak
+    double h = std::max(0.5 * dist, h_acc);
+
+    std::vector<std::pair<int, double>> candidates;  // (n, t quantile)
+    if (decide || peak.sequential == "none") {
+      for (int n = peak.min_trials; n <= peak.max_trials; ++n) {
+        candidates.emplace_back(n, t_quantile(target.confidence, n - 1));
+      }
+    } else {
+      std::vector<int> looks = accuracy_looks(peak);
+      double ck = 1.0 - (1.0 - target.confidence) / static_cast<double>(looks.size());
+      for (int n : looks) candidates.emplace_back(n, t_quantile(ck, n - 1));
+    }
+    double best_cost = std::numeric_limits<double>::infinity(), best_r = peak.max_runlength_s;
+    for (auto [n, t] : candidates) {
+      double r = t * t * c_hat / (n * h * h);
+      if (r > peak.max_runlength_s) continue;
+      r = std::max(r, peak.min_runlength_s);
+      double cost = n * (r + overhead);
+      if (cost < best_cost) best_cost = cost, best_r = r;
+    }
+    // At the peak the 1/r law is least trustworthy (the correlation time grows without bound toward
+    // saturation), so the claim is never made from trials shorter than the configured runlength.
+    if (!decide) best_r = std::max(best_r, peak.runlength_s);
+    // Whole seconds: a runlength is a setting people read.
+    return std::clamp(std::ceil(best_r), peak.min_runlength_s, peak.max_runlength_s);
+  }
+
+ private:
+  std::vector<VarianceObservation> prior_;
+};
+
+}  // namespace
+
+std::unique_ptr<RunlengthPolicy> make_runlength_policy(const std::string& name,
+                                                       std::vector<VarianceObservation> prior) {
+  if (name == "fixed") return std::make_unique<FixedRunlength>();
+  if (name == "adaptive") return std::make_unique<AdaptiveRunlength>(std::move(prior));
+  throw InputError(fmt::format("--runlength: unknown runlength policy '{}' (known: fixed, adaptive)", name));
+}
+
+}  // namespace wb

@@ -1,0 +1,91 @@
+// [003 §3.7] Seeding heuristics: start a search at the peak rate of the nearest measured sample.
+#include "policies/seeding.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace wb {
+
+namespace {
+
+double position(const Factor& f, double v) {
+  const auto& lv = f.numeric_levels;
+  if (lv.size() < 2) return 0;
+  // Levels are declared in order; allow either direction.
+  for (std::size_t i = 0; i + 1 < lv.size(); ++i) {
+    double x0 = lv[i], x1 = lv[i + 1];
+    if ((v - x0) * (v - x1) <= 0 && x0 != x1) return static_cast<double>(i) + (v - x0) / (x1 - x0);
+  }
+  // Outside the declared range: extrapolate from the nearer end.
+  bool low_end = std::fabs(v - lv.front()) < std::fabs(v - lv.back());
+  std::size_t i = low_end ? 0 : lv.size() - 2;
+  return static_cast<double>(i) + (v - lv[i]) / (lv[i + 1] - lv[i]);
+}
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  std::size_t n = xs.size();
+  return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+bool categorical_match(const Sample& a, const Sample& b, const std::vector<Factor>& factors) {
+  for (const auto& f : factors) {
+    if (f.numeric) continue;
+    if (a.has(f.name) != b.has(f.name)) return false;
+    if (a.has(f.name) && a.value(f.name) != b.value(f.name)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+double sample_distance(const Sample& a, const Sample& b, const std::vector<Factor>& factors) {
+  double sum = 0;
+  for (const auto& f : factors) {
+    if (!f.numeric || !a.has(f.name) || !b.has(f.name) || f.numeric_levels.size() < 2) continue;
+    double d = (position(f, a.numeric(f.name)) - position(f, b.numeric(f.name))) /
+               static_cast<double>(f.numeric_levels.size() - 1);
+    sum += d * d;
+  }
+  return std::sqrt(sum);
+}
+
+std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<PastPeak>& past,
+                                      const std::vector<Factor>& factors) {
+  std::vector<const PastPeak*> usable;
+  for (const auto& p : past) {
+    if (p.peak_rate > 0 && std::isfinite(p.peak_rate)) usable.push_back(&p);
+  }
+  if (usable.empty()) return std::nullopt;
+  std::vector<const PastPeak*> matching;
+  for (const auto* p : usable) {
+    if (categorical_match(sample, p->sample, factors)) matching.push_back(p);
+  }
+  bool numeric = std::any_of(factors.begin(), factors.end(),
+                             [](const Factor& f) { return f.numeric && f.numeric_levels.size() >= 2; });
+  SeedChoice choice;
+  std::vector<double> rates;
+  if (matching.empty() || !numeric) {  // aggregate
+    for (const auto* p : matching.empty() ? usable : matching) {
+      rates.push_back(p->peak_rate);
+      choice.from.push_back(p->sample);
+    }
+    choice.distance = std::nan("");
+    choice.rate = median(rates);
+    return choice;
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto* p : matching) best = std::min(best, sample_distance(sample, p->sample, factors));
+  for (const auto* p : matching) {
+    if (sample_distance(sample, p->sample, factors) <= best + 1e-12) {
+      rates.push_back(p->peak_rate);
+      choice.from.push_back(p->sample);
+    }
+  }
+  choice.distance = best;
+  choice.rate = median(rates);
+  return choice;
+}
+
+}  // namespace wb

@@ -1,0 +1,39 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/factor.hpp"
+#include "core/sample.hpp"
+
+namespace wb {
+
+// A peak rate found earlier on the same testbed (plain data: the controller reads it from the
+// store).
+struct PastPeak {
+  Sample sample;
+  double peak_rate = 0;
+};
+
+struct SeedChoice {
+  double rate = 0;
+  std::vector<Sample> from;  // the past samples whose peaks made the seed
+  double distance = 0;       // their normalized distance to the sample (0..1 per numeric factor)
+};
+
+// Distance between two samples over the numeric factors: each factor's difference in level
+// position divided by (number of levels − 1), so 0..1 per factor whatever its units and spacing
+// (threads 1, 2, 4, ..., 100 are evenly spaced by position), combined as a Euclidean norm. A value
+// that is not a declared level is placed by linear interpolation between levels.
+double sample_distance(const Sample& a, const Sample& b, const std::vector<Factor>& factors);
+
+// [003 §3.7] The seed for a search of `sample`: the peak rate of the nearest past sample. Only past
+// samples with the same levels of every categorical factor count; several at the same smallest
+// distance (including repeated searches of one sample) give their median. When no past sample
+// matches the categorical levels, or there are no numeric factors to measure nearness by, the
+// seed is the median of the matching samples' peaks, else of all past peaks (the paper's
+// "aggregate of peak rates from previous samples"). nullopt when `past` is empty.
+std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<PastPeak>& past,
+                                      const std::vector<Factor>& factors);
+
+}  // namespace wb
