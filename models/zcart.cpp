@@ -1,0 +1,243 @@
+// Z-CART observation table, prediction and incremental learning [000 §3.3.1]. The tree build
+// (split search) is in zcart_split.cpp, text and JSON in zcart_io.cpp.
+#include "models/zcart.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace wb {
+
+ObservationTable::ObservationTable(std::vector<Attribute> schema)
+    : schema_(std::move(schema)), dict_values_(schema_.size()), dict_(schema_.size()) {
+  for (const auto& a : schema_)
+    if (a.kind == AttributeKind::kCategorical && a.categories.empty())
+      throw InputError(fmt::format("zcart: categorical attribute '{}' has no categories", a.name));
+}
+
+void ObservationTable::reserve(std::size_t rows) {
+  codes_.reserve(rows * schema_.size());
+  ratio_.reserve(rows);
+}
+
+std::uint32_t ObservationTable::add(const Observation& o) {
+  if (o.values.size() != schema_.size())
+    throw InputError(fmt::format("zcart: observation has {} attribute values, schema has {}",
+                                 o.values.size(), schema_.size()));
+  return add(o.values.data(), o.expected, o.observed);
+}
+
+std::uint32_t ObservationTable::add(const double* values, double expected, double observed) {
+  if (!(std::isfinite(expected) && expected > 0) || !(std::isfinite(observed) && observed > 0))
+    throw InputError(fmt::format("zcart: expected ({}) and observed ({}) must be positive and finite",
+                                 expected, observed));
+  if (ratio_.size() >= std::numeric_limits<std::uint32_t>::max())
+    throw InputError("zcart: too many observations");
+  for (std::size_t a = 0; a < schema_.size(); ++a) {
+    double v = values[a];
+    if (!std::isfinite(v))
+      throw InputError(fmt::format("zcart: attribute '{}' value {} is not finite", schema_[a].name, v));
+    if (schema_[a].kind == AttributeKind::kCategorical) {
+      if (v < 0 || v != std::floor(v) || v >= static_cast<double>(schema_[a].categories.size()))
+        throw InputError(fmt::format("zcart: attribute '{}' category index {} out of range [0, {})",
+                                     schema_[a].name, v, schema_[a].categories.size()));
+    }
+  }
+  for (std::size_t a = 0; a < schema_.size(); ++a) {
+    double v = values[a];
+    if (schema_[a].kind == AttributeKind::kCategorical) {
+      codes_.push_back(static_cast<std::uint32_t>(v));
+      continue;
+    }
+    if (v == 0) v = 0;  // -0.0 and 0.0 are one value
+    auto [it, inserted] = dict_[a].try_emplace(v, static_cast<std::uint32_t>(dict_values_[a].size()));
+    if (inserted) dict_values_[a].push_back(v);
+    codes_.push_back(it->second);
+  }
+  ratio_.push_back(observed / expected);
+  return static_cast<std::uint32_t>(ratio_.size() - 1);
+}
+
+double ObservationTable::value_of(std::size_t attr, std::uint32_t code) const {
+  if (schema_[attr].kind == AttributeKind::kCategorical) return code;
+  return dict_values_[attr][code];
+}
+
+ZCart::ZCart(std::vector<Attribute> schema, ZCartOptions options)
+    : options_(options), table_(std::move(schema)) {
+  if (!(options_.tolerance > 0) || options_.min_leaf < 1 || options_.max_depth < 0 ||
+      options_.max_bins < 2 || !(options_.retrain_growth >= 0) || !(options_.min_gain >= 0))
+    throw InputError("zcart: invalid options (need tolerance > 0, min_leaf >= 1, max_depth >= 0, "
+                     "max_bins >= 2, retrain_growth >= 0, min_gain >= 0)");
+  nodes_.emplace_back();
+}
+
+int ZCart::band_of(double ratio) const {
+  // Bands are 2·ln(1+tol) wide in log space and centred on ratio 1, so band 0 is exactly
+  // "within tolerance of the expectation model".
+  double b = std::log(ratio) / (2.0 * std::log1p(options_.tolerance));
+  return static_cast<int>(std::lround(b));
+}
+
+void ZCart::finish_leaf(Node& node) const {
+  node.attr = -1;
+  node.left = node.right = -1;
+  node.left_cats.clear();
+  node.n = node.rows.size();
+  node.sum_ratio = node.sum_ratio_sq = node.sum_log = 0;
+  node.histogram.clear();
+  for (auto r : node.rows) {
+    double x = table_.ratio(r);
+    node.sum_ratio += x;
+    node.sum_ratio_sq += x * x;
+    node.sum_log += std::log(x);
+    ++node.histogram[band_of(x)];
+  }
+  if (node.n == 0) {
+    node.correction = 1;
+  } else if (options_.criterion == SplitCriterion::kLogRatioVariance) {
+    node.correction = std::exp(node.sum_log / static_cast<double>(node.n));
+  } else {
+    node.correction = node.sum_ratio / static_cast<double>(node.n);
+  }
+  node.fidelity_count = 0;
+  for (auto r : node.rows)
+    if (std::abs(node.correction - table_.ratio(r)) <= options_.tolerance * table_.ratio(r))
+      ++node.fidelity_count;
+  node.trained_n = node.n;
+}
+
+void ZCart::fit(const std::vector<Observation>& observations) {
+  ObservationTable t(table_.schema());
+  t.reserve(observations.size());
+  for (const auto& o : observations) t.add(o);
+  fit(std::move(t));
+}
+
+void ZCart::fit(ObservationTable table) {
+  table_ = std::move(table);
+  retrain();
+}
+
+void ZCart::retrain() {
+  nodes_.clear();
+  nodes_.emplace_back();
+  std::vector<std::uint32_t> rows(table_.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::uint32_t>(i);
+  rebuild(0, std::move(rows));
+}
+
+void ZCart::add(const Observation& observation) {
+  std::uint32_t row = table_.add(observation);
+  double x = table_.ratio(row);
+  const double* values = observation.values.data();
+  // Every node on the path counts the observation (inner nodes summarize their subtree).
+  std::vector<int> path{0};
+  while (nodes_[path.back()].attr >= 0) {
+    const Node& nd = nodes_[path.back()];
+    double v = values[nd.attr];
+    bool left = nd.left_cats.empty() ? v <= nd.threshold
+                                     : static_cast<std::size_t>(v) < nd.left_cats.size() &&
+                                           nd.left_cats[static_cast<std::size_t>(v)] != 0;
+    path.push_back(left ? nd.left : nd.right);
+  }
+  for (int id : path) {
+    Node& nd = nodes_[id];
+    ++nd.n;
+    nd.sum_ratio += x;
+    nd.sum_ratio_sq += x * x;
+    nd.sum_log += std::log(x);
+    double n = static_cast<double>(nd.n);
+    nd.correction = options_.criterion == SplitCriterion::kLogRatioVariance ? std::exp(nd.sum_log / n)
+                                                                           : nd.sum_ratio / n;
+  }
+  int id = path.back();
+  Node& leaf = nodes_[id];
+  leaf.rows.push_back(row);
+  ++leaf.histogram[band_of(x)];
+  std::uint64_t fidelity_before = leaf.fidelity_count;
+  // The leaf's other observations are recounted exactly at its next retrain.
+  if (std::abs(leaf.correction - x) <= options_.tolerance * x) ++leaf.fidelity_count;
+  auto grown = static_cast<std::uint64_t>(std::ceil(static_cast<double>(leaf.trained_n) * options_.retrain_growth));
+  if (leaf.n >= 2u * static_cast<std::uint64_t>(options_.min_leaf) &&
+      leaf.n >= leaf.trained_n + std::max<std::uint64_t>(1, grown)) {
+    std::vector<std::uint32_t> rows = std::move(leaf.rows);
+    rebuild(id, std::move(rows));
+  }
+  std::uint64_t fidelity_after = nodes_[id].fidelity_count;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i)
+    nodes_[path[i]].fidelity_count = nodes_[path[i]].fidelity_count + fidelity_after - fidelity_before;
+}
+
+int ZCart::leaf_of(const double* values) const {
+  int id = 0;
+  while (nodes_[id].attr >= 0) {
+    const Node& nd = nodes_[id];
+    double v = values[nd.attr];
+    bool left;
+    if (nd.left_cats.empty()) {
+      left = v <= nd.threshold;
+    } else {
+      auto c = static_cast<std::size_t>(v);
+      left = v >= 0 && c < nd.left_cats.size() && nd.left_cats[c] != 0;
+    }
+    id = left ? nd.left : nd.right;
+  }
+  return id;
+}
+
+double ZCart::predict_value(const double* values, double expected) const {
+  return expected * nodes_[leaf_of(values)].correction;
+}
+
+Prediction ZCart::predict(const std::vector<double>& values, double expected) const {
+  if (values.size() != table_.attributes())
+    throw InputError(fmt::format("zcart: prediction has {} attribute values, schema has {}",
+                                 values.size(), table_.attributes()));
+  const Node& leaf = nodes_[leaf_of(values.data())];
+  Prediction p;
+  p.correction = leaf.correction;
+  p.value = expected * leaf.correction;
+  p.n = leaf.n;
+  double n = static_cast<double>(leaf.n);
+  p.fidelity = leaf.n == 0 ? std::numeric_limits<double>::quiet_NaN()
+                           : static_cast<double>(leaf.fidelity_count) / n;
+  if (leaf.n > 1) {
+    double var = (leaf.sum_ratio_sq - leaf.sum_ratio * leaf.sum_ratio / n) / (n - 1);
+    p.spread = expected * std::sqrt(std::max(0.0, var));
+  }
+  p.rule = rule_of(values.data());
+  return p;
+}
+
+int ZCart::depth() const {
+  std::vector<int> d(nodes_.size(), 0);
+  int best = 0;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {  // children always follow their parent
+    best = std::max(best, d[i]);
+    if (nodes_[i].attr >= 0) d[nodes_[i].left] = d[nodes_[i].right] = d[i] + 1;
+  }
+  return best;
+}
+
+const char* to_string(SplitCriterion c) {
+  switch (c) {
+    case SplitCriterion::kInfoGain: return "info_gain";
+    case SplitCriterion::kLogRatioVariance: return "log_ratio_variance";
+    case SplitCriterion::kRatioVariance: return "ratio_variance";
+  }
+  return "?";
+}
+
+SplitCriterion split_criterion_from_string(const std::string& s) {
+  if (s == "info_gain") return SplitCriterion::kInfoGain;
+  if (s == "log_ratio_variance") return SplitCriterion::kLogRatioVariance;
+  if (s == "ratio_variance") return SplitCriterion::kRatioVariance;
+  throw InputError(fmt::format("zcart: unknown split criterion '{}' (info_gain, "
+                               "log_ratio_variance, ratio_variance)", s));
+}
+
+}  // namespace wb

@@ -1,0 +1,213 @@
+// Z-CART as text (rule paths, `workbench model show`) and as JSON (for the store).
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "models/zcart.hpp"
+
+namespace wb {
+namespace {
+
+std::string category_set(const Attribute& a, const std::vector<std::uint8_t>& left, bool in_left) {
+  std::string s;
+  for (std::size_t c = 0; c < left.size() && c < a.categories.size(); ++c) {
+    if ((left[c] != 0) != in_left) continue;
+    if (!s.empty()) s += ", ";
+    s += a.categories[c];
+  }
+  return "{" + s + "}";
+}
+
+std::string condition(const Attribute& a, const ZCart::Node& nd, bool left) {
+  if (nd.left_cats.empty()) return fmt::format("{} {} {}", a.name, left ? "<=" : ">", nd.threshold);
+  // Categories never seen at the split go right, so the right branch reads "not in".
+  return fmt::format("{} {} {}", a.name, left ? "in" : "not in", category_set(a, nd.left_cats, true));
+}
+
+std::string leaf_text(const ZCart::Node& nd) {
+  if (nd.n == 0) return "correction=1 n=0 fidelity=undefined";
+  double n = static_cast<double>(nd.n);
+  double var = nd.n > 1 ? (nd.sum_ratio_sq - nd.sum_ratio * nd.sum_ratio / n) / (n - 1) : 0;
+  return fmt::format("correction={:.4g} n={} fidelity={}/{} ({:.1f}%) spread={:.3g}", nd.correction, nd.n,
+                     nd.fidelity_count, nd.n, 100.0 * static_cast<double>(nd.fidelity_count) / n,
+                     std::sqrt(std::max(0.0, var)));
+}
+
+}  // namespace
+
+std::string ZCart::rule_of(const double* values) const {
+  // Numeric bounds on one attribute merge into the tightest pair: "8 < threads <= 32".
+  struct Bounds {
+    std::optional<double> lo, hi;
+  };
+  std::vector<std::string> parts;
+  std::vector<int> order;
+  std::vector<Bounds> bounds(table_.attributes());
+  const auto& schema = table_.schema();
+  int id = 0;
+  while (nodes_[id].attr >= 0) {
+    const Node& nd = nodes_[id];
+    double v = values[nd.attr];
+    bool left;
+    if (nd.left_cats.empty()) {
+      left = v <= nd.threshold;
+      Bounds& bd = bounds[nd.attr];
+      if (!bd.lo && !bd.hi) order.push_back(nd.attr);
+      if (left) bd.hi = bd.hi ? std::min(*bd.hi, nd.threshold) : nd.threshold;
+      else bd.lo = bd.lo ? std::max(*bd.lo, nd.threshold) : nd.threshold;
+    } else {
+      auto c = static_cast<std::size_t>(v);
+      left = v >= 0 && c < nd.left_cats.size() && nd.left_cats[c] != 0;
+      order.push_back(-1 - static_cast<int>(parts.size()));
+      parts.push_back(condition(schema[nd.attr], nd, left));
+    }
+    id = left ? nd.left : nd.right;
+  }
+  std::string rule;
+  for (int o : order) {
+    std::string part;
+    if (o < 0) {
+      part = parts[static_cast<std::size_t>(-1 - o)];
+    } else {
+      const Bounds& bd = bounds[o];
+      const std::string& name = schema[o].name;
+      if (bd.lo && bd.hi) part = fmt::format("{} < {} <= {}", *bd.lo, name, *bd.hi);
+      else if (bd.lo) part = fmt::format("{} > {}", name, *bd.lo);
+      else part = fmt::format("{} <= {}", name, *bd.hi);
+    }
+    if (!rule.empty()) rule += " and ";
+    rule += part;
+  }
+  return rule;
+}
+
+std::string ZCart::describe() const {
+  std::string out = fmt::format("zcart: {} nodes, depth {}, {} observations, criterion {}, tolerance {}\n",
+                                nodes_.size(), depth(), table_.size(), to_string(options_.criterion),
+                                options_.tolerance);
+  const auto& schema = table_.schema();
+  auto walk = [&](auto& self, int id, int indent, const std::string& head) -> void {
+    const Node& nd = nodes_[id];
+    std::string pad(static_cast<std::size_t>(indent) * 2, ' ');
+    if (nd.attr < 0) {
+      out += fmt::format("{}{}: {}\n", pad, head, leaf_text(nd));
+      return;
+    }
+    out += fmt::format("{}{}: n={} correction={:.4g}\n", pad, head, nd.n, nd.correction);
+    self(self, nd.left, indent + 1, condition(schema[nd.attr], nd, true));
+    self(self, nd.right, indent + 1, condition(schema[nd.attr], nd, false));
+  };
+  walk(walk, 0, 0, "(all)");
+  return out;
+}
+
+nlohmann::json ZCart::to_json(bool with_observations) const {
+  nlohmann::json j;
+  auto& sch = j["schema"] = nlohmann::json::array();
+  for (const auto& a : table_.schema())
+    sch.push_back({{"name", a.name},
+                   {"kind", a.kind == AttributeKind::kNumeric ? "numeric" : "categorical"},
+                   {"categories", a.categories}});
+  j["options"] = {{"tolerance", options_.tolerance}, {"criterion", to_string(options_.criterion)},
+                  {"min_leaf", options_.min_leaf},   {"min_gain", options_.min_gain},
+                  {"max_depth", options_.max_depth}, {"max_bins", options_.max_bins},
+                  {"retrain_growth", options_.retrain_growth}};
+  auto& nodes = j["nodes"] = nlohmann::json::array();
+  for (const auto& nd : nodes_) {
+    nlohmann::json x = {{"n", nd.n}, {"sum_ratio", nd.sum_ratio}, {"sum_ratio_sq", nd.sum_ratio_sq},
+                        {"sum_log", nd.sum_log}, {"correction", nd.correction},
+                        {"fidelity_count", nd.fidelity_count}, {"trained_n", nd.trained_n}};
+    if (nd.attr >= 0) {
+      x["attr"] = nd.attr;
+      x["left"] = nd.left;
+      x["right"] = nd.right;
+      if (nd.left_cats.empty()) x["threshold"] = nd.threshold;
+      else x["left_categories"] = nd.left_cats;
+    } else {
+      auto& hist = x["histogram"] = nlohmann::json::array();
+      for (auto [band, count] : nd.histogram) hist.push_back({band, count});
+    }
+    nodes.push_back(std::move(x));
+  }
+  if (with_observations) {
+    auto& obs = j["observations"] = nlohmann::json::array();
+    for (std::size_t r = 0; r < table_.size(); ++r) {
+      nlohmann::json values = nlohmann::json::array();
+      for (std::size_t a = 0; a < table_.attributes(); ++a) values.push_back(table_.value(r, a));
+      obs.push_back({{"values", std::move(values)}, {"ratio", table_.ratio(r)}});
+    }
+  }
+  return j;
+}
+
+ZCart ZCart::from_json(const nlohmann::json& j) {
+  try {
+    std::vector<Attribute> schema;
+    for (const auto& a : j.at("schema")) {
+      Attribute at;
+      at.name = a.at("name").get<std::string>();
+      std::string kind = a.at("kind").get<std::string>();
+      if (kind != "numeric" && kind != "categorical") throw InputError("zcart json: bad attribute kind " + kind);
+      at.kind = kind == "numeric" ? AttributeKind::kNumeric : AttributeKind::kCategorical;
+      at.categories = a.at("categories").get<std::vector<std::string>>();
+      schema.push_back(std::move(at));
+    }
+    const auto& o = j.at("options");
+    ZCartOptions opt;
+    opt.tolerance = o.at("tolerance").get<double>();
+    opt.criterion = split_criterion_from_string(o.at("criterion").get<std::string>());
+    opt.min_leaf = o.at("min_leaf").get<int>();
+    opt.min_gain = o.at("min_gain").get<double>();
+    opt.max_depth = o.at("max_depth").get<int>();
+    opt.max_bins = o.at("max_bins").get<int>();
+    opt.retrain_growth = o.at("retrain_growth").get<double>();
+    ZCart t(std::move(schema), opt);
+    t.nodes_.clear();
+    const auto& nodes = j.at("nodes");
+    for (const auto& x : nodes) {
+      Node nd;
+      nd.n = x.at("n").get<std::uint64_t>();
+      nd.sum_ratio = x.at("sum_ratio").get<double>();
+      nd.sum_ratio_sq = x.at("sum_ratio_sq").get<double>();
+      nd.sum_log = x.at("sum_log").get<double>();
+      nd.correction = x.at("correction").get<double>();
+      nd.fidelity_count = x.at("fidelity_count").get<std::uint64_t>();
+      nd.trained_n = x.at("trained_n").get<std::uint64_t>();
+      if (x.contains("attr")) {
+        nd.attr = x.at("attr").get<int>();
+        nd.left = x.at("left").get<int>();
+        nd.right = x.at("right").get<int>();
+        if (x.contains("threshold")) nd.threshold = x.at("threshold").get<double>();
+        else nd.left_cats = x.at("left_categories").get<std::vector<std::uint8_t>>();
+        auto size = static_cast<int>(nodes.size());
+        auto self = static_cast<int>(t.nodes_.size());
+        if (nd.attr >= static_cast<int>(t.table_.attributes()) || nd.left <= self || nd.right <= self ||
+            nd.left >= size || nd.right >= size)
+          throw InputError("zcart json: node " + std::to_string(self) + " has a bad attribute or child");
+        if (nd.left_cats.empty() != (t.table_.schema()[nd.attr].kind == AttributeKind::kNumeric))
+          throw InputError("zcart json: node " + std::to_string(self) + " split does not match attribute kind");
+      } else {
+        for (const auto& hb : x.at("histogram")) nd.histogram[hb.at(0).get<int>()] = hb.at(1).get<std::uint64_t>();
+      }
+      t.nodes_.push_back(std::move(nd));
+    }
+    if (t.nodes_.empty()) throw InputError("zcart json: no nodes");
+    if (j.contains("observations")) {
+      std::vector<double> values;
+      for (const auto& ob : j.at("observations")) {
+        values = ob.at("values").get<std::vector<double>>();
+        if (values.size() != t.table_.attributes()) throw InputError("zcart json: observation size mismatch");
+        std::uint32_t r = t.table_.add(values.data(), 1.0, ob.at("ratio").get<double>());
+        t.nodes_[t.leaf_of(values.data())].rows.push_back(r);
+      }
+    }
+    return t;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(std::string("zcart json: ") + e.what());
+  }
+}
+
+}  // namespace wb

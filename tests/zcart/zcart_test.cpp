@@ -1,0 +1,285 @@
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "models/zcart.hpp"
+
+using wb::Attribute;
+using wb::AttributeKind;
+using wb::Observation;
+using wb::SplitCriterion;
+using wb::ZCart;
+using wb::ZCartOptions;
+
+namespace {
+
+std::vector<Attribute> schema3() {
+  return {{"threads", AttributeKind::kNumeric, {}},
+          {"disks", AttributeKind::kNumeric, {}},
+          {"switch", AttributeKind::kCategorical, {"vendorA", "vendorB", "vendorC"}}};
+}
+
+// Expectation model: throughput = 100 * threads / (threads + disks). Truth deviates:
+// observed = expected * 0.5 when threads > 32, and * 0.7 on vendorC switches with disks <= 2.
+std::vector<Observation> step_data(int n, std::uint32_t seed, bool categorical_effect) {
+  std::mt19937_64 rng(seed);
+  const double threads[] = {1, 2, 4, 8, 16, 32, 64, 128};
+  std::vector<Observation> out;
+  for (int i = 0; i < n; ++i) {
+    double t = threads[rng() % 8], d = static_cast<double>(1 + rng() % 4), s = static_cast<double>(rng() % 3);
+    double expected = 100.0 * t / (t + d);
+    double factor = t > 32 ? 0.5 : 1.0;
+    if (categorical_effect && s == 2 && d <= 2) factor *= 0.7;
+    double noise = 1.0 + 0.02 * (static_cast<double>(rng() % 1000) / 1000.0 - 0.5);
+    out.push_back({{t, d, s}, expected, expected * factor * noise});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("empty zcart predicts the expectation model with zero training") {
+  ZCart t(schema3());
+  auto p = t.predict({64, 2, 1}, 42.0);
+  CHECK(p.value == 42.0);
+  CHECK(p.correction == 1.0);
+  CHECK(p.n == 0);
+  CHECK(std::isnan(p.fidelity));
+  CHECK(p.rule.empty());
+  CHECK(t.node_count() == 1);
+}
+
+TEST_CASE("zcart finds a step deviation on the right attribute and threshold") {
+  for (auto crit : {SplitCriterion::kInfoGain, SplitCriterion::kLogRatioVariance, SplitCriterion::kRatioVariance}) {
+    ZCartOptions opt;
+    opt.criterion = crit;
+    // Variance criteria: a gain floor above what the 2% noise offers (info gain ignores noise
+    // within tolerance by construction).
+    if (crit != SplitCriterion::kInfoGain) opt.min_gain = 1e-3;
+    ZCart t(schema3(), opt);
+    t.fit(step_data(2000, 7, false));
+    CAPTURE(wb::to_string(crit), t.describe());
+    const auto& root = t.nodes()[0];
+    REQUIRE(root.attr == 0);
+    CHECK(root.threshold == 32);
+    auto hi = t.predict({64, 1, 0}, 10.0);
+    CHECK(hi.rule == "threads > 32");
+    CHECK(hi.correction == Approx(0.5).epsilon(0.01));
+    CHECK(hi.value == Approx(5.0).epsilon(0.01));
+    CHECK(hi.fidelity == 1.0);
+    CHECK(hi.spread > 0);
+    CHECK(hi.spread < 0.1);
+    auto lo = t.predict({8, 1, 0}, 10.0);
+    CHECK(lo.rule == "threads <= 32");
+    CHECK(lo.correction == Approx(1.0).epsilon(0.01));
+    CHECK(hi.n + lo.n == 2000);
+    // The tolerance band absorbs the 2% noise: no further splits.
+    CHECK(t.node_count() == 3);
+  }
+}
+
+TEST_CASE("zcart splits on a categorical attribute and reports the rule path") {
+  ZCart t(schema3());
+  t.fit(step_data(4000, 11, true));
+  INFO(t.describe());
+  auto p = t.predict({8, 1, 2}, 1.0);
+  CHECK(p.correction == Approx(0.7).epsilon(0.02));
+  CHECK(p.rule.find("threads <= 32") != std::string::npos);
+  CHECK(p.rule.find("switch in {vendorC}") != std::string::npos);
+  CHECK(p.rule.find("disks <= 2") != std::string::npos);
+  auto q = t.predict({8, 1, 0}, 1.0);
+  CHECK(q.correction == Approx(1.0).epsilon(0.02));
+  CHECK(q.rule.find("switch not in {vendorC}") != std::string::npos);
+  auto r = t.predict({8, 4, 2}, 1.0);
+  CHECK(r.correction == Approx(1.0).epsilon(0.02));
+  auto h = t.predict({128, 1, 2}, 1.0);
+  CHECK(h.correction == Approx(0.35).epsilon(0.02));
+}
+
+TEST_CASE("zcart fidelity counts observations within tolerance of the leaf prediction") {
+  std::vector<Attribute> schema{{"x", AttributeKind::kNumeric, {}}};
+  ZCartOptions opt;
+  opt.tolerance = 0.1;
+  ZCart t(schema, opt);
+  // One leaf (constant attribute): ratios 1.0 x8, 2.0 x2, 1.2 x10 -> mean ratio 1.2.
+  std::vector<Observation> obs;
+  for (int i = 0; i < 8; ++i) obs.push_back({{1}, 1.0, 1.0});
+  for (int i = 0; i < 2; ++i) obs.push_back({{1}, 1.0, 2.0});
+  for (int i = 0; i < 10; ++i) obs.push_back({{1}, 2.0, 2.4});
+  t.fit(obs);
+  auto p = t.predict({1}, 2.0);
+  CHECK(p.n == 20);
+  CHECK(p.correction == Approx(1.2));
+  CHECK(p.value == Approx(2.4));
+  // |1.2 - 1.0| > 0.1*1.0 (8 miss), |1.2 - 2| > 0.2 (2 miss), |1.2 - 1.2| <= 0.12 (10 match)
+  CHECK(p.fidelity == Approx(10.0 / 20.0));
+  CHECK(t.nodes()[0].fidelity_count == 10);
+  std::uint64_t hist_total = 0;
+  for (auto [band, count] : t.nodes()[0].histogram) hist_total += count;
+  CHECK(hist_total == 20);
+  // Bands are 2*ln(1.1) = 0.19 wide in log ratio: 1.0 -> 0, 1.2 -> round(0.957) = 1, 2.0 -> round(3.64) = 4.
+  CHECK(t.nodes()[0].histogram.at(0) == 8);
+  CHECK(t.nodes()[0].histogram.at(1) == 10);
+  CHECK(t.nodes()[0].histogram.at(4) == 2);
+}
+
+TEST_CASE("zcart respects min_leaf, min_gain and max_depth") {
+  auto data = step_data(2000, 3, true);
+  SECTION("min_leaf") {
+    ZCartOptions opt;
+    opt.min_leaf = 300;
+    ZCart t(schema3(), opt);
+    t.fit(data);
+    for (const auto& nd : t.nodes())
+      if (nd.attr < 0) CHECK(nd.n >= 300);
+  }
+  SECTION("min_leaf larger than half the data forbids any split") {
+    ZCartOptions opt;
+    opt.min_leaf = 1001;
+    ZCart t(schema3(), opt);
+    t.fit(data);
+    CHECK(t.node_count() == 1);
+  }
+  SECTION("min_gain above the best gain forbids any split") {
+    ZCartOptions opt;
+    opt.min_gain = 1.01;  // information gain of a binary class is at most 1 bit
+    ZCart t(schema3(), opt);
+    t.fit(data);
+    CHECK(t.node_count() == 1);
+  }
+  SECTION("max_depth") {
+    ZCartOptions opt;
+    opt.max_depth = 1;
+    ZCart t(schema3(), opt);
+    t.fit(data);
+    CHECK(t.depth() == 1);
+    CHECK(t.node_count() == 3);
+  }
+}
+
+TEST_CASE("zcart trees built from permutations of the same observations are identical") {
+  for (auto crit : {SplitCriterion::kInfoGain, SplitCriterion::kLogRatioVariance, SplitCriterion::kRatioVariance}) {
+    ZCartOptions opt;
+    opt.criterion = crit;
+    opt.min_leaf = 2;
+    opt.min_gain = 0;
+    opt.max_bins = 4;  // also exercises equal-count binning
+    // Random targets: many near-tied splits, a deep tree.
+    std::mt19937_64 rng(99);
+    std::vector<Observation> data;
+    for (int i = 0; i < 3000; ++i)
+      data.push_back({{static_cast<double>(rng() % 50), static_cast<double>(rng() % 7), static_cast<double>(rng() % 3)},
+                      1.0 + static_cast<double>(rng() % 5),
+                      0.5 + static_cast<double>(rng() % 1000) / 100.0});
+    ZCart ref(schema3(), opt);
+    ref.fit(data);
+    REQUIRE(ref.node_count() > 50);
+    std::string text = ref.describe();
+    for (std::uint32_t seed = 1; seed <= 4; ++seed) {
+      auto shuffled = data;
+      std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(seed));
+      ZCart t(schema3(), opt);
+      t.fit(shuffled);
+      CHECK(t.describe() == text);
+      for (const auto& o : data) {
+        auto a = ref.predict(o.values, o.expected), b = t.predict(o.values, o.expected);
+        REQUIRE(a.value == b.value);  // bit-identical
+        REQUIRE(a.fidelity == b.fidelity);
+        REQUIRE(a.spread == b.spread);
+        REQUIRE(a.rule == b.rule);
+      }
+    }
+  }
+}
+
+TEST_CASE("zcart incremental add learns the deviation and retrain equals batch fit") {
+  auto data = step_data(3000, 21, true);
+  ZCart inc(schema3());
+  for (const auto& o : data) inc.add(o);
+  INFO(inc.describe());
+  CHECK(inc.observation_count() == 3000);
+  // Every leaf was retrained recently enough: the learned corrections hold.
+  CHECK(inc.predict({64, 3, 0}, 1.0).correction == Approx(0.5).epsilon(0.02));
+  CHECK(inc.predict({8, 1, 2}, 1.0).correction == Approx(0.7).epsilon(0.02));
+  CHECK(inc.predict({8, 3, 1}, 1.0).correction == Approx(1.0).epsilon(0.02));
+  std::uint64_t total = 0;
+  for (const auto& nd : inc.nodes())
+    if (nd.attr < 0) total += nd.n;
+  CHECK(total == 3000);
+
+  ZCart batch(schema3());
+  auto shuffled = data;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(5));
+  batch.fit(shuffled);
+  inc.retrain();
+  CHECK(inc.describe() == batch.describe());
+}
+
+TEST_CASE("zcart incremental equals batch when the first observations already show the structure") {
+  // The first four observations (threads 32, 64, 16, 128) already put the split at threads > 32,
+  // the batch tree's root split; later observations only land in (pure) leaves. This is the
+  // documented condition under which the incremental tree equals the batch tree.
+  const double threads[] = {32, 64, 16, 128, 1, 2, 4, 8};
+  std::vector<Observation> data;
+  std::mt19937_64 rng(17);
+  for (int i = 0; i < 800; ++i) {
+    double t = threads[i % 8], d = static_cast<double>(1 + i % 4), s = static_cast<double>(i % 3);
+    double noise = 1.0 + 0.02 * (static_cast<double>(rng() % 1000) / 1000.0 - 0.5);
+    data.push_back({{t, d, s}, 10.0, 10.0 * (t > 32 ? 0.5 : 1.0) * noise});
+  }
+  ZCartOptions opt;
+  opt.min_leaf = 2;
+  opt.retrain_growth = 0;  // retrain the leaf on every add
+  ZCart inc(schema3(), opt);
+  for (const auto& o : data) inc.add(o);
+  ZCart batch(schema3(), opt);
+  batch.fit(data);
+  INFO(batch.describe());
+  CHECK(batch.node_count() == 3);
+  CHECK(inc.describe() == batch.describe());
+  for (const auto& o : data) {
+    auto a = inc.predict(o.values, o.expected), b = batch.predict(o.values, o.expected);
+    REQUIRE(a.value == b.value);
+    REQUIRE(a.fidelity == b.fidelity);
+  }
+}
+
+TEST_CASE("zcart JSON round trip preserves predictions, text and incremental state") {
+  ZCart t(schema3());
+  t.fit(step_data(2000, 13, true));
+  auto j = t.to_json();
+  ZCart u = ZCart::from_json(nlohmann::json::parse(j.dump()));
+  CHECK(u.describe() == t.describe());
+  for (const auto& o : step_data(200, 14, true)) {
+    auto a = t.predict(o.values, o.expected), b = u.predict(o.values, o.expected);
+    REQUIRE(a.value == b.value);
+    REQUIRE(a.fidelity == b.fidelity);
+    REQUIRE(a.rule == b.rule);
+  }
+  u.retrain();
+  CHECK(u.describe() == t.describe());
+  auto compact = t.to_json(false);
+  CHECK_FALSE(compact.contains("observations"));
+  ZCart v = ZCart::from_json(compact);
+  CHECK(v.predict({64, 1, 0}, 1.0).value == t.predict({64, 1, 0}, 1.0).value);
+  nlohmann::json bad = j;
+  bad["nodes"][0]["left"] = 0;
+  CHECK_THROWS_AS(ZCart::from_json(bad), wb::InputError);
+  CHECK_THROWS_AS(ZCart::from_json(nlohmann::json::object()), wb::InputError);
+}
+
+TEST_CASE("zcart rejects observations that do not fit the schema") {
+  ZCart t(schema3());
+  CHECK_THROWS_AS(t.add({{1, 2}, 1.0, 1.0}), wb::InputError);
+  CHECK_THROWS_AS(t.add({{1, 2, 3}, 1.0, 1.0}), wb::InputError);   // category 3 of 3
+  CHECK_THROWS_AS(t.add({{1, 2, 0}, 0.0, 1.0}), wb::InputError);   // expected 0
+  CHECK_THROWS_AS(t.add({{1, 2, 0}, 1.0, -1.0}), wb::InputError);
+  CHECK_THROWS_AS(t.add({{NAN, 2, 0}, 1.0, 1.0}), wb::InputError);
+  CHECK(t.observation_count() == 0);
+  ZCartOptions bad;
+  bad.min_leaf = 0;
+  CHECK_THROWS_AS(ZCart(schema3(), bad), wb::InputError);
+}
