@@ -9,6 +9,7 @@
 #include "controller/expectation_record.hpp"
 #include "controller/interrupt.hpp"
 #include "controller/peak_report.hpp"
+#include "controller/search_recorder.hpp"
 #include "controller/testbed.hpp"
 #include "core/error.hpp"
 #include "policies/runlength.hpp"
@@ -67,30 +68,6 @@ TestbedHistory read_history(store::Store& store, const std::string& testbed) {
   }
   return h;
 }
-
-// Writes every trial and load to the store as it happens; logs them to stderr when asked.
-class StoringObserver final : public SearchObserver {
- public:
-  StoringObserver(store::Store& store, std::int64_t search_id, bool verbose)
-      : store_(store), search_id_(search_id), verbose_(verbose) {}
-  void on_trial(std::size_t load_index, const TrialResult& t) override {
-    store_.add_trial(search_id_, static_cast<int>(load_index), t);
-    ++trials_;
-    if (verbose_) {
-      std::cerr << fmt::format("trial {} stored: load {} rate {:.1f}/s mean {:.2f} ms\n", trials_, load_index,
-                               t.offered_rate, t.mean_ms);
-    }
-  }
-  void on_load(std::size_t load_index, const TestLoad& l) override {
-    store_.add_load(search_id_, static_cast<int>(load_index), l);
-  }
-
- private:
-  store::Store& store_;
-  std::int64_t search_id_;
-  bool verbose_;
-  int trials_ = 0;
-};
 
 int run_peak(const CommonOptions& common, const PeakOptions& o) {
   // Everything the user gave is validated before the store is opened: bad input changes nothing.
