@@ -9,6 +9,7 @@
 
 #include "controller/cli.hpp"
 #include "controller/expectation_record.hpp"
+#include "controller/expectation_surface.hpp"
 #include "controller/peak_report.hpp"
 #include "core/error.hpp"
 #include "store/store.hpp"
@@ -103,17 +104,38 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
     if (!a.value) a.note = "saturated at this rate: the response time grows without bound";
   }
 
+  std::vector<Answer> answers{a};
+  // The fitted surface answers λ* only, and only inside the region a finished map-surface measured.
+  if (o.metric == "peak") {
+    if (std::optional<SurfaceAnswer> s = surface_answer(store, config, sample)) {
+      Answer b;
+      b.source = "surface";
+      b.metric = "peak";
+      b.unit = "requests/s";
+      b.value = s->value;
+      b.low = s->low;
+      b.high = s->high;
+      b.fidelity = s->fidelity;
+      b.fidelity_n = s->n;
+      b.note = fmt::format("surface {}: quadratic fit to {} measured samples; fidelity from leave-one-out refits",
+                           s->surface_id, s->n);
+      answers.push_back(b);
+    }
+  }
+
   if (common.json) {
-    nlohmann::json answers = nlohmann::json::array();
-    nlohmann::json ans{{"source", a.source},         {"metric", a.metric},        {"unit", a.unit},
-                       {"value", opt_json(a.value)}, {"low", opt_json(a.low)},   {"high", opt_json(a.high)},
-                       {"fidelity", opt_json(a.fidelity)},
-                       {"fidelity_n", a.fidelity_n}, {"tolerance", kExpectationTolerance},
-                       {"calibrated", peak.calibrated}};
-    if (!a.note.empty()) ans["note"] = a.note;
-    answers.push_back(ans);
+    nlohmann::json answers_json = nlohmann::json::array();
+    for (const Answer& x : answers) {
+      nlohmann::json ans{{"source", x.source},         {"metric", x.metric},      {"unit", x.unit},
+                         {"value", opt_json(x.value)}, {"low", opt_json(x.low)}, {"high", opt_json(x.high)},
+                         {"fidelity", opt_json(x.fidelity)},
+                         {"fidelity_n", x.fidelity_n}, {"tolerance", kExpectationTolerance}};
+      if (x.source == "expectation") ans["calibrated"] = peak.calibrated;
+      if (!x.note.empty()) ans["note"] = x.note;
+      answers_json.push_back(ans);
+    }
     nlohmann::json j{{"sample", sample_json(config, sample)},
-                     {"answers", answers},
+                     {"answers", answers_json},
                      {"bottleneck", peak.at.bottleneck},
                      {"peak_rate", opt_json(finite(peak.peak_rate))},
                      {"saturation_rate", opt_json(finite(peak.saturation_rate))},
@@ -124,13 +146,15 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   }
 
   fmt::print("whatif {} on {}\n", sample.key(), config.name());
-  std::string value = a.value ? fmt::format("{:.1f} {}", *a.value, a.unit) : std::string("unbounded");
-  std::string fid = a.fidelity ? fmt::format("fidelity {:.0f}% of {} measured searches within {:.0f}%",
-                                             *a.fidelity * 100, a.fidelity_n, kExpectationTolerance * 100)
-                               : std::string("fidelity unknown: no measured search to compare with yet");
-  fmt::print("  {:<11} {} = {}  ({})\n", a.source, a.metric == "peak" ? "λ*" : a.metric, value, fid);
-  if (a.low) fmt::print("  {:<11} band from past gaps: [{:.1f}, {:.1f}] {}\n", "", *a.low, *a.high, a.unit);
-  if (!a.note.empty()) fmt::print("  {:<11} {}\n", "", a.note);
+  for (const Answer& x : answers) {
+    std::string value = x.value ? fmt::format("{:.1f} {}", *x.value, x.unit) : std::string("unbounded");
+    std::string fid = x.fidelity ? fmt::format("fidelity {:.0f}% of {} measured samples within {:.0f}%",
+                                               *x.fidelity * 100, x.fidelity_n, kExpectationTolerance * 100)
+                                 : std::string("fidelity unknown: no measured search to compare with yet");
+    fmt::print("  {:<11} {} = {}  ({})\n", x.source, x.metric == "peak" ? "λ*" : x.metric, value, fid);
+    if (x.low) fmt::print("  {:<11} range: [{:.1f}, {:.1f}] {}\n", "", *x.low, *x.high, x.unit);
+    if (!x.note.empty()) fmt::print("  {:<11} {}\n", "", x.note);
+  }
   if (!peak.calibrated.empty()) {
     std::string names;
     for (const auto& n : peak.calibrated) names += (names.empty() ? "" : ", ") + n;
@@ -155,9 +179,12 @@ Command whatif_command() {
   return Command{
       "whatif",
       "Answer what a sample would do without measuring it: λ* (peak), throughput or response time, from the "
-      "[model] expectation network with calibrated demands. Each answer names its source and its fidelity: the "
-      "fraction of this testbed's measured searches whose λ* lay within 10% of the expectation stored with "
-      "them (null when nothing was measured yet; see `workbench report`).",
+      "[model] expectation network with calibrated demands, and (λ* only) from the response surface of a finished "
+      "map-surface run when the sample lies inside the region it measured. Each answer names its source and its "
+      "fidelity: for the expectation, the fraction of this testbed's measured searches whose λ* lay within 10% of "
+      "the expectation stored with them (null when nothing was measured yet; see `workbench report`), with low/high "
+      "the range those gaps imply; for the surface, the fraction of its measured samples that a refit without "
+      "them predicts within 10%, with low/high ±2 prediction standard errors.",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<WhatifOptions>();
         add_common_options(app, common);

@@ -2,6 +2,7 @@
 // real binary, a real store. The expectation is checked against the simulation's own truth, the
 // operational laws, and what `peak` measures.
 #include <catch2/catch.hpp>
+#include <sqlite3.h>
 
 #include <cmath>
 #include <filesystem>
@@ -240,5 +241,74 @@ TEST_CASE("bad workload attributes give one line naming FILE:LINE:KEY") {
   auto r = workbench({"whatif", "--config", p.string(), "--store", store});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("sim.center[3].visits: must be a number here"));
+  fs::remove_all(dir);
+}
+
+namespace {
+
+void exec_sql(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &h) == SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err);
+  INFO((err ? err : ""));
+  sqlite3_free(err);
+  sqlite3_close(h);
+  REQUIRE(rc == SQLITE_OK);
+}
+
+const json* answer_from(const json& whatif, const std::string& source) {
+  for (const auto& a : whatif["answers"]) {
+    if (a["source"] == source) return &a;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("inside a finished surface's region whatif also answers from the fitted surface") {
+  fs::path dir = fresh_dir("surface");
+  std::string store = (dir / "w.db").string();
+  // Migrate a fresh store, then record a finished 3x3 surface over disks and threads whose
+  // measured λ* are 50 + 20·disks: a quadratic model fits that exactly, so the surface must
+  // predict it between the measured points, and every leave-one-out refit too.
+  run_json({"whatif", "--config", kSimConfig, "--store", store, "--json"});
+  std::string sql =
+      "INSERT INTO surfaces (id, testbed, params_key, params_json, status) VALUES (7, 'sim-nfs', 'k', "
+      "'{\"factors\":[\"disks\",\"threads\"],\"base\":\"disks=2,threads=16\"}', 'done');";
+  int position = 0;
+  for (int d : {1, 2, 4}) {
+    for (int t : {2, 16, 64}) {
+      std::string key = "disks=" + std::to_string(d) + ",threads=" + std::to_string(t);
+      std::string js = "{\"disks\":\"" + std::to_string(d) + "\",\"threads\":\"" + std::to_string(t) + "\"}";
+      int id = 100 + position;
+      sql += "INSERT INTO searches (id, testbed, sample, sample_json, confidence, accuracy, policy, options_json, status, "
+             "peak_rate) VALUES (" + std::to_string(id) + ", 'sim-nfs', '" + key + "', '" + js +
+             "', 0.95, 0.9, 'binsearch', '{}', 'found', " + std::to_string(50 + 20 * d) + ");";
+      sql += "INSERT INTO surface_points (surface_id, position, sample, sample_json, search_id) VALUES (7, " +
+             std::to_string(position) + ", '" + key + "', '" + js + "', " + std::to_string(id) + ");";
+      ++position;
+    }
+  }
+  exec_sql(store, sql);
+
+  json inside = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
+  const json* s = answer_from(inside, "surface");
+  REQUIRE(s != nullptr);
+  CHECK(s->at("metric") == "peak");
+  CHECK(s->at("value").get<double>() == Approx(110.0).epsilon(1e-6));
+  CHECK(s->at("low").get<double>() <= s->at("value").get<double>());
+  CHECK(s->at("high").get<double>() >= s->at("value").get<double>());
+  CHECK(s->at("fidelity").get<double>() == Approx(1.0));
+  CHECK(s->at("fidelity_n") == 9);
+  REQUIRE(answer_from(inside, "expectation") != nullptr);  // the model still answers too
+
+  // Outside the measured range (threads 100 > 64) the surface does not extrapolate.
+  json outside = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=100", "--json"});
+  CHECK(answer_from(outside, "surface") == nullptr);
+  // Nor does it answer other metrics.
+  json resp = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--metric",
+                        "response", "--rate", "20", "--json"});
+  CHECK(answer_from(resp, "surface") == nullptr);
   fs::remove_all(dir);
 }

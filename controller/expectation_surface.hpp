@@ -1,0 +1,28 @@
+#pragma once
+// The fitted-surface answer of `workbench whatif` [003 §4; issue 7.4]: λ* from the response surface
+// of the latest finished `map-surface` run of this testbed, when the asked sample lies inside the
+// region it mapped — the same levels of every other factor as the surface's base sample, and each
+// surface factor within the range of the measured samples (no extrapolation).
+#include <optional>
+#include <string>
+
+#include "core/config.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+struct SurfaceAnswer {
+  std::int64_t surface_id = 0;
+  double value = 0;        // predicted λ*, requests/s
+  double low = 0, high = 0;  // value ± 2 prediction standard errors (equal to value when unknown)
+  // Fraction of the measured samples whose leave-one-out prediction (the surface refitted without
+  // them) lay within kExpectationTolerance of their measured λ*; nullopt when no refit is possible.
+  std::optional<double> fidelity;
+  int n = 0;               // measured samples behind the fit
+};
+
+// The answer, or nullopt when no finished surface of this testbed covers `sample` (or none can be
+// fitted from what it measured). Reads the store only.
+std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& config, const Sample& sample);
+
+}  // namespace wb
