@@ -9,6 +9,7 @@ namespace {
 // Read data is zeros; every read response points into this one block as often as needed.
 constexpr std::size_t kZeroBlock = std::size_t{256} * 1024;
 const std::array<std::uint8_t, kZeroBlock> kZeros{};
+constexpr std::size_t kReadChunk = std::size_t{64} * 1024;
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, FrameHandler& handler)
@@ -17,7 +18,7 @@ Connection::Connection(asio::ip::tcp::socket socket, FrameHandler& handler)
 void Connection::start() {
   boost::system::error_code ignored;
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
-  read_length();
+  read_more();
 }
 
 void Connection::close() {
@@ -27,29 +28,46 @@ void Connection::close() {
   });
 }
 
-void Connection::read_length() {
-  asio::async_read(socket_, asio::buffer(length_),
-                   [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
-                     if (ec) return;
-                     const std::uint32_t length = rpc::get_u32(self->length_.data());
-                     if (length < rpc::kRequestBodySize || length > rpc::kMaxFrame) {
-                       boost::system::error_code ignored;
-                       self->socket_.close(ignored);
-                       return;
-                     }
-                     self->read_body(length);
-                   });
+void Connection::read_more() {
+  // Make room: drop decoded bytes, then grow to hold at least the frame being read (or 64 KiB).
+  if (in_begin_ > 0) {
+    std::copy(in_.begin() + static_cast<std::ptrdiff_t>(in_begin_),
+              in_.begin() + static_cast<std::ptrdiff_t>(in_end_), in_.begin());
+    in_end_ -= in_begin_;
+    in_begin_ = 0;
+  }
+  std::size_t want = kReadChunk;
+  if (in_end_ >= rpc::kLengthSize) want = std::max(want, rpc::kLengthSize + rpc::get_u32(in_.data()));
+  // Undecoded bytes are a partial frame, shorter than `want`, so both resizes keep them.
+  if (in_.size() < want) {
+    in_.resize(want);
+  } else if (in_.size() > 4 * want) {
+    in_.resize(want);  // give back the memory of a past large write
+    in_.shrink_to_fit();
+  }
+  socket_.async_read_some(asio::buffer(in_.data() + in_end_, in_.size() - in_end_),
+                          [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
+                            if (ec) return;
+                            self->in_end_ += n;
+                            if (self->decode_frames(std::chrono::steady_clock::now())) self->read_more();
+                          });
 }
 
-void Connection::read_body(std::uint32_t length) {
-  body_.resize(length);
-  asio::async_read(socket_, asio::buffer(body_),
-                   [self = shared_from_this(), length](boost::system::error_code ec, std::size_t) {
-                     if (ec) return;
-                     const rpc::Request request = rpc::decode_request(self->body_.data());
-                     self->handler_.on_request(self, request, length);
-                     self->read_length();
-                   });
+bool Connection::decode_frames(std::chrono::steady_clock::time_point arrival) {
+  while (in_end_ - in_begin_ >= rpc::kLengthSize) {
+    const std::uint8_t* p = in_.data() + in_begin_;
+    const std::uint32_t length = rpc::get_u32(p);
+    if (length < rpc::kRequestBodySize || length > rpc::kMaxFrame) {
+      boost::system::error_code ignored;
+      socket_.close(ignored);
+      return false;
+    }
+    if (in_end_ - in_begin_ < rpc::kLengthSize + length) break;
+    const rpc::Request request = rpc::decode_request(p + rpc::kLengthSize);
+    in_begin_ += rpc::kLengthSize + length;
+    handler_.on_request(shared_from_this(), request, length, arrival);
+  }
+  return true;
 }
 
 void Connection::reply(std::uint64_t id, rpc::Status status, std::uint32_t zeros, std::string text) {

@@ -1,8 +1,10 @@
 #pragma once
 // Connection: one client's TCP connection to refserver, speaking core/rpc_protocol.hpp.
 //
-// It reads frames one after another and hands each decoded request to a FrameHandler without
-// waiting for earlier ones to finish, so a client may pipeline; responses go out in the order
+// It reads whatever bytes the socket has into one buffer, decodes every complete frame in it and
+// hands each request to a FrameHandler without waiting for earlier ones to finish, so a client
+// may pipeline. All frames that came in one read share one arrival time (when the read
+// completed), so requests a client sends together arrive together; responses go out in the order
 // they complete (the protocol lets a client match them by id). A frame shorter than a request
 // body or longer than rpc::kMaxFrame is a framing error: the connection is closed. Read errors
 // (including the client closing) end reading; replies still in flight are dropped quietly.
@@ -11,6 +13,7 @@
 // safe from any thread (it posts to the strand). Lifetime: shared_ptr, kept alive by pending
 // handlers and by jobs that still owe a reply.
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -25,12 +28,13 @@ namespace wb::sut {
 class Connection;
 
 // What a server does with one decoded frame. `body_size` is the frame length (request body plus
-// any write data). Called on the connection's strand; must not block.
+// any write data); `arrival` is when its last byte was read. Called on the connection's strand;
+// must not block.
 class FrameHandler {
  public:
   virtual ~FrameHandler() = default;
   virtual void on_request(const std::shared_ptr<Connection>& conn, const rpc::Request& request,
-                          std::uint32_t body_size) = 0;
+                          std::uint32_t body_size, std::chrono::steady_clock::time_point arrival) = 0;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -52,16 +56,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::string text;
   };
 
-  void read_length();
-  void read_body(std::uint32_t length);
+  void read_more();
+  // Decodes the complete frames in in_; false after a framing error (the socket is closed).
+  bool decode_frames(std::chrono::steady_clock::time_point arrival);
   void write_next();
 
   boost::asio::ip::tcp::socket socket_;
   FrameHandler& handler_;
-  std::array<std::uint8_t, rpc::kLengthSize> length_{};  // strand only
-  std::vector<std::uint8_t> body_;                       // strand only
-  std::deque<Outgoing> out_;                             // strand only; front is being written
-  std::vector<boost::asio::const_buffer> gather_;        // strand only; buffers of out_.front()
+  std::vector<std::uint8_t> in_;  // strand only; bytes [in_begin_, in_end_) are not decoded yet
+  std::size_t in_begin_ = 0;      // strand only
+  std::size_t in_end_ = 0;        // strand only
+  std::deque<Outgoing> out_;      // strand only; front is being written
+  std::vector<boost::asio::const_buffer> gather_;  // strand only; buffers of out_.front()
 };
 
 }  // namespace wb::sut

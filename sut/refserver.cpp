@@ -103,7 +103,7 @@ void Refserver::stop() {
 }
 
 void Refserver::on_request(const std::shared_ptr<Connection>& conn, const rpc::Request& req,
-                           std::uint32_t body_size) {
+                           std::uint32_t body_size, std::chrono::steady_clock::time_point arrival) {
   const auto bad = [&](const std::string& why) {
     stats_.count_bad_request();
     conn->reply(req.id, rpc::Status::kBadRequest, 0, why);
@@ -135,7 +135,7 @@ void Refserver::on_request(const std::shared_ptr<Connection>& conn, const rpc::R
   }
   Job job;
   job.request = req;
-  job.arrival = std::chrono::steady_clock::now();
+  job.arrival = arrival;
   job.seq = arrivals_++;
   job.done = [conn](const rpc::Request& r, rpc::Status status) {
     conn->reply(r.id, status, r.op == rpc::Op::kRead ? r.size : 0);

@@ -47,7 +47,7 @@ class Refserver final : public FrameHandler {
   nlohmann::json stats(bool reset);
 
   void on_request(const std::shared_ptr<Connection>& conn, const rpc::Request& request,
-                  std::uint32_t body_size) override;
+                  std::uint32_t body_size, std::chrono::steady_clock::time_point arrival) override;
 
  private:
   void accept();

@@ -89,6 +89,53 @@ TEST_CASE("refserver answers pipelined requests on one connection, each id once"
   }
 }
 
+TEST_CASE("refserver decodes frames split across reads and large writes between small requests",
+          "[sut][refserver]") {
+  TestServer server(kFast);
+  RpcClient c(server.port());
+  std::vector<std::uint8_t> bytes;
+  const auto add = [&](Op op, std::uint32_t size, std::uint64_t id) {
+    wb::rpc::Request r;
+    r.op = op;
+    r.size = size;
+    r.id = id;
+    const auto head = wb::rpc::encode_request(r);
+    bytes.insert(bytes.end(), head.begin(), head.end());
+    if (op == Op::kWrite) bytes.resize(bytes.size() + size, 0x5a);
+  };
+  add(Op::kNoop, 0, 1);
+  add(Op::kWrite, 300, 2);
+  add(Op::kRead, 20, 3);
+  // Seven bytes at a time, so lengths, bodies and write data are all cut.
+  for (std::size_t off = 0; off < bytes.size(); off += 7) {
+    c.send_raw({bytes.begin() + static_cast<std::ptrdiff_t>(off),
+                bytes.begin() + static_cast<std::ptrdiff_t>(std::min(off + 7, bytes.size()))});
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::set<std::uint64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    const Response r = c.receive();
+    CHECK(r.status == Status::kOk);
+    CHECK(r.data.size() == (r.id == 3 ? 20u : 0u));
+    ids.insert(r.id);
+  }
+  CHECK(ids == std::set<std::uint64_t>{1, 2, 3});
+  // A 5 MB write grows the connection's buffer, the requests after it still decode.
+  bytes.clear();
+  add(Op::kWrite, 5u << 20, 10);
+  add(Op::kMetadata, 0, 11);
+  add(Op::kWrite, 10, 12);
+  c.send_raw(bytes);
+  ids.clear();
+  for (int i = 0; i < 3; ++i) {
+    const Response r = c.receive();
+    CHECK(r.status == Status::kOk);
+    ids.insert(r.id);
+  }
+  CHECK(ids == std::set<std::uint64_t>{10, 11, 12});
+  CHECK(c.call(Op::kRead, 3, 13).data.size() == 3);
+}
+
 TEST_CASE("refserver rejects malformed requests", "[sut][refserver]") {
   TestServer server(kFast);
   SECTION("an unknown op gets BadRequest and the connection goes on") {
