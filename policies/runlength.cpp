@@ -11,8 +11,8 @@
 // taken as 4 (M/M/1 in heavy traffic) and only the level is estimated.
 //
 // For a new load the fitted response curve predicts R̂ there, and the half-width h the CI must
-// reach to end the load: the distance from R̂ to the region (halved, for the error of the
-// prediction) for a load that should prove to be below or above, but at least the target
+// reach to end the load: the distance from R̂ to the region (a quarter of it, for the error of
+// the prediction) for a load that should prove to be below or above, but at least the target
 // accuracy's (1−a)·R̂, which is what a load in or near the region needs. With n trials the CI
 // half-width is t(n−1)·sqrt(σ²∞/(r·n)), so r(n) = t²σ²∞/(n·h²); the policy takes the n (among
 // the trial counts at which the search can stop) and r(n) that minimize the expected cost
@@ -62,6 +62,10 @@ std::vector<VarianceObservation> variance_observations(const std::vector<TestLoa
 
 namespace {
 
+// The share of the predicted distance to the region that the CI may take up: the prediction
+// extrapolates a one-server curve and is often low near the peak.
+constexpr double kDistanceShare = 0.25;
+
 class FixedRunlength final : public RunlengthPolicy {
  public:
   double choose(double, const std::vector<TestLoad>&, const PeakConfig& peak, const Target&) override {
@@ -99,8 +103,8 @@ class AdaptiveRunlength final : public RunlengthPolicy {
     double lo = sat * (1 - peak.width), hi = sat * (1 + peak.width);
     double dist = r_hat < lo ? lo - r_hat : (r_hat > hi ? r_hat - hi : 0);
     double h_acc = (1 - target.accuracy) * r_hat;
-    bool decide = 0.5 * dist > h_acc;  // expected to end as below/above rather than as the peak
-    double h = std::max(0.5 * dist, h_acc);
+    bool decide = kDistanceShare * dist > h_acc;  // expected to end as below/above, not as the peak
+    double h = std::max(kDistanceShare * dist, h_acc);
 
     std::vector<std::pair<int, double>> candidates;  // (n, t quantile)
     if (decide || peak.sequential == "none") {

@@ -161,6 +161,7 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       } catch (const Interrupted&) {
         throw;
       } catch (const Error& first) {
+        if (observer != nullptr) observer->on_trial_error(load.rate, first.what(), true);
         try {  // one retry: a dropped connection or a crashed generator is often transient
           t = runner.run(sample, load.rate, load.runlength_s, trial_index++);
         } catch (const Interrupted&) {

@@ -23,6 +23,8 @@ class SearchObserver {
   virtual ~SearchObserver() = default;
   virtual void on_trial(std::size_t load_index, const TrialResult& trial) = 0;
   virtual void on_load(std::size_t load_index, const TestLoad& load) = 0;
+  // A trial could not run; `retrying` says whether the search tries it once more.
+  virtual void on_trial_error(double /*rate*/, const std::string& /*what*/, bool /*retrying*/) {}
 };
 
 

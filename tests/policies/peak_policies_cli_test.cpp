@@ -1,0 +1,101 @@
+// `workbench peak --policy ... --seeding` end to end: the real binary, a real store holding
+// earlier searches of the same testbed.
+#include <catch2/catch.hpp>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/sut/child_process.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+
+wb::test::RunResult workbench(std::vector<std::string> args) {
+  args.insert(args.begin(), kWorkbench);
+  return wb::test::run_to_exit(args, 120s);
+}
+
+std::string query(const fs::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  std::string out;
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr) {
+    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("peak --policy model-safe --seeding starts at the nearest earlier sample's λ*") {
+  fs::path dir = fs::temp_directory_path() / ("wb_policies_cli_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::path store = dir / "w.db";
+
+  // Earlier searches on this testbed: two samples.
+  auto a = workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=2,threads=16",
+                      "--json"});
+  INFO(a.err);
+  REQUIRE(a.exit_code == 0);
+  double near_peak = nlohmann::json::parse(a.out)["peak_rate"].get<double>();
+  auto b = workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=4,threads=100",
+                      "--json"});
+  REQUIRE(b.exit_code == 0);
+  double far_peak = nlohmann::json::parse(b.out)["peak_rate"].get<double>();
+  REQUIRE(far_peak != near_peak);
+
+  // disks=2,threads=32 is one level from (2, 16) and far from (4, 100).
+  auto r = workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=2,threads=32",
+                      "--policy", "model-safe", "--seeding", "--runlength", "adaptive", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["status"] == "found");
+  CHECK(j["policy"] == "model-safe");
+  REQUIRE(j["loads"].size() >= 1);
+  CHECK(j["loads"][0]["rate"].get<double>() == Approx(near_peak));
+  REQUIRE(j["peak_interval"].is_object());
+  double peak = j["peak_rate"].get<double>();
+  CHECK(j["peak_interval"]["low"].get<double>() <= peak);
+  REQUIRE(j["peak_interval"]["high"].is_number());
+  CHECK(j["peak_interval"]["high"].get<double>() >= peak);
+  // The store records where the search started and how.
+  auto opts = nlohmann::json::parse(query(store, "SELECT options_json FROM searches WHERE id = " +
+                                                     std::to_string(j["search_id"].get<long>())));
+  CHECK(opts["seeding"] == true);
+  CHECK(opts["start_rate"].get<double>() == Approx(near_peak));
+  CHECK(opts["runlength"] == "adaptive");
+
+  // Without earlier searches of the testbed, --seeding falls back to [peak] start_rate.
+  fs::path empty = dir / "empty.db";
+  auto e = workbench({"peak", "--config", kSimConfig, "--store", empty.string(), "--set", "disks=2,threads=32",
+                      "--policy", "model-safe", "--seeding", "--json"});
+  REQUIRE(e.exit_code == 0);
+  CHECK(nlohmann::json::parse(e.out)["loads"][0]["rate"].get<double>() == Approx(50));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("peak --help explains every policy; an unknown policy or runlength is a usage error") {
+  auto h = workbench({"peak", "--help"});
+  REQUIRE(h.exit_code == 0);
+  for (const char* p : {"binsearch:", "linear:", "strawman:", "model:", "model-safe:", "--seeding", "--runlength"}) {
+    CHECK(h.out.find(p) != std::string::npos);
+  }
+  auto bad = workbench({"peak", "--config", kSimConfig, "--store", "/nonexistent/x.db", "--policy", "magic"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("binsearch") != std::string::npos);
+  auto bad_r = workbench({"peak", "--config", kSimConfig, "--store", "/nonexistent/x.db", "--runlength", "often"});
+  CHECK(bad_r.exit_code == 2);
+}
