@@ -2,6 +2,7 @@
 // (split search) is in zcart_split.cpp, text and JSON in zcart_io.cpp.
 #include "models/zcart.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -59,6 +60,31 @@ std::uint32_t ObservationTable::add(const double* values, double expected, doubl
   }
   ratio_.push_back(observed / expected);
   return static_cast<std::uint32_t>(ratio_.size() - 1);
+}
+
+void ObservationTable::permute(const std::vector<std::uint32_t>& order) {
+  // Cycle-following gather with one row of scratch, so a 2.5M-row table needs no second copy.
+  const std::size_t a = schema_.size();
+  std::vector<bool> done(order.size(), false);
+  std::vector<std::uint32_t> codes(a);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (done[i] || order[i] == i) continue;
+    std::copy_n(&codes_[i * a], a, codes.begin());
+    double ratio = ratio_[i];
+    std::size_t j = i;
+    for (;;) {
+      std::size_t k = order[j];
+      done[j] = true;
+      if (k == i) {
+        std::copy_n(codes.begin(), a, &codes_[j * a]);
+        ratio_[j] = ratio;
+        break;
+      }
+      std::copy_n(&codes_[k * a], a, &codes_[j * a]);
+      ratio_[j] = ratio_[k];
+      j = k;
+    }
+  }
 }
 
 double ObservationTable::value_of(std::size_t attr, std::uint32_t code) const {
