@@ -188,7 +188,9 @@ void ZCart::add(const Observation& observation) {
   // The leaf's other observations are recounted exactly at its next retrain.
   if (std::abs(leaf.correction - x) <= options_.tolerance * x) ++leaf.fidelity_count;
   auto grown = static_cast<std::uint64_t>(std::ceil(static_cast<double>(leaf.trained_n) * options_.retrain_growth));
-  if (leaf.n >= 2u * static_cast<std::uint64_t>(options_.min_leaf) &&
+  // A leaf loaded from JSON without its observations keeps counting but never retrains: a subtree
+  // built from only the newer observations would silently drop the persisted statistics.
+  if (leaf.rows.size() == leaf.n && leaf.n >= 2u * static_cast<std::uint64_t>(options_.min_leaf) &&
       leaf.n >= leaf.trained_n + std::max<std::uint64_t>(1, grown)) {
     std::vector<std::uint32_t> rows = std::move(leaf.rows);
     rebuild(id, std::move(rows));

@@ -128,7 +128,11 @@ class ZCart {
   double predict_value(const double* values, double expected = 1.0) const;
 
   std::string describe() const;
-  // The tree, its leaf statistics and (if with_observations) every observation.
+  // The tree, its leaf statistics and (if with_observations) every observation. A tree restored
+  // without observations predicts and counts add()ed observations in its leaves, but retrains a
+  // leaf only once it holds all of that leaf's observations (i.e. never for persisted leaves);
+  // retrain() then rebuilds from the observations it holds.
+  // JSON keeps ratios (observed/expected), not the separate expected and observed values.
   nlohmann::json to_json(bool with_observations = true) const;
   static ZCart from_json(const nlohmann::json& j);
 

@@ -265,6 +265,13 @@ TEST_CASE("zcart JSON round trip preserves predictions, text and incremental sta
   CHECK_FALSE(compact.contains("observations"));
   ZCart v = ZCart::from_json(compact);
   CHECK(v.predict({64, 1, 0}, 1.0).value == t.predict({64, 1, 0}, 1.0).value);
+  // Without observations the persisted leaves keep their statistics: adds are counted, no retrain.
+  auto before = v.predict({64, 1, 0}, 1.0);
+  for (int i = 0; i < 100; ++i) v.add({{64, 1, 0}, 1.0, 0.5});
+  auto after = v.predict({64, 1, 0}, 1.0);
+  CHECK(after.n == before.n + 100);
+  CHECK(after.correction == Approx(0.5).epsilon(0.02));
+  CHECK(v.node_count() == t.node_count());
   nlohmann::json bad = j;
   bad["nodes"][0]["left"] = 0;
   CHECK_THROWS_AS(ZCart::from_json(bad), wb::InputError);
