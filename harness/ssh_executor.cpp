@@ -179,16 +179,24 @@ class SshProcess final : public Process {
   // may still run on the host; the executor kills it once it has reconnected.
   void connection_dropped() noexcept {
     if (dropped_) return;  // already queued once; a later drop must not queue the id again
-    dropped_ = true;
     cmd_.channel->release();
-    lost_ = true;
-    if (!result_ && cmd_.pgid > 1) ex_.lost_groups_.push_back(cmd_.pgid);
+    mark_lost();
   }
 
  private:
+  // The connection died under this process: its group may still run on the host, so queue it
+  // for killing after the reconnect — also when this Process is destroyed before the executor
+  // drops the dead session (regression: a SUT left holding its port after a dropped connection).
+  void mark_lost() noexcept {
+    lost_ = true;
+    if (dropped_) return;
+    dropped_ = true;
+    if (!result_ && cmd_.pgid > 1) ex_.lost_groups_.push_back(cmd_.pgid);
+  }
+
   void pump_or_throw(int timeout_ms) {
     if (lost_ || !ex_.alive_locked()) {
-      lost_ = true;
+      mark_lost();
       throw Error(fmt::format("{}: connection lost", describe()));
     }
     ex_.pump_locked(timeout_ms);
@@ -197,7 +205,7 @@ class SshProcess final : public Process {
   CommandResult stop_locked(milliseconds grace, bool timed_out) {
     if (result_) return *result_;
     if (lost_ || !ex_.alive_locked()) {
-      lost_ = true;
+      mark_lost();
       throw Error(fmt::format("{}: connection lost; its group is killed after reconnecting", describe()));
     }
     ex_.drain_locked(cmd_);

@@ -1,0 +1,23 @@
+#pragma once
+// Helpers for tests that run `workbench` against real testbeds: a free loopback port, queries on
+// a store, and a check of the process table for leftovers.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+
+namespace wb::test {
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int free_port();
+
+// First column of the first row of `sql` on the store at `db`, as text ("" if no row).
+std::string query(const std::filesystem::path& db, const std::string& sql);
+
+// Processes (other than this one) whose command line contains `needle`.
+int count_processes(const std::string& needle);
+
+// A fresh, empty temporary directory.
+std::filesystem::path fresh_dir(const std::string& name);
+
+}  // namespace wb::test
