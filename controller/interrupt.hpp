@@ -13,19 +13,21 @@ bool interrupt_requested();
 // Throws Interrupted if a signal arrived.
 void check_interrupt();
 
-// Checks for an interrupt before every trial and forwards to the wrapped runner.
+// Checks for an interrupt before and after every trial and forwards to the wrapped runner.
+// When stderr is a terminal it also shows one progress line (sample, load, trial, elapsed and
+// benchmarking time so far); otherwise it is quiet.
 class InterruptibleRunner final : public TrialRunner {
  public:
-  explicit InterruptibleRunner(TrialRunner& inner) : inner_(inner) {}
-  TrialResult run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) override {
-    check_interrupt();
-    TrialResult t = inner_.run(sample, rate, runlength_s, trial_index);
-    check_interrupt();
-    return t;
-  }
+  explicit InterruptibleRunner(TrialRunner& inner);
+  ~InterruptibleRunner() override;
+  TrialResult run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) override;
 
  private:
   TrialRunner& inner_;
+  bool tty_;
+  double started_;   // monotonic seconds at construction
+  double cost_s_ = 0;
+  int trials_ = 0;
 };
 
 }  // namespace wb

@@ -53,7 +53,7 @@ case "${1:-}" in
     install_packages
     build build-asan -DWB_SANITIZE=ON
     # The long statistical tests (hundreds of searches) run in the plain build only.
-    cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --timeout 1800 -LE statistics
+    cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --timeout 1800 -LE "statistics|long"
     ;;
   lint)
     install_packages

@@ -1,0 +1,126 @@
+// `workbench peak` against the bundled refserver on this machine: the README's main command.
+#include <catch2/catch.hpp>
+#include <signal.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "core/queue_network.hpp"
+#include "models/open_network.hpp"
+#include "testbed_support.hpp"
+#include "tests/sut/child_process.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+const std::string kConfigs = std::string(WB_SOURCE_DIR) + "/configs";
+
+// refserver as configs/demo.toml starts it, as a queue network: a pool of `threads` workers;
+// each request holds its worker for 1 ms of (sleep-emulated) CPU and for its disk visit, queueing
+// FCFS for one of `disks` exponential disks. The db_tp mix sends every request to a disk, 4% of
+// them sequential at 0.3x the 25 ms random service time: 0.96*25 + 0.04*7.5 = 24.3 ms.
+wb::QueueNetwork demo_network() {
+  wb::QueueNetwork net;
+  wb::ServiceCenter pool;
+  pool.name = "threads";
+  pool.pool = true;
+  pool.servers = wb::Expr::parse("{threads}");
+  wb::ServiceCenter cpu;
+  cpu.name = "cpu";
+  cpu.discipline = wb::Discipline::kDelay;
+  cpu.demand_ms = wb::Expr::constant(1.0);
+  cpu.within = "threads";
+  wb::ServiceCenter disk;
+  disk.name = "disk";
+  disk.servers = wb::Expr::parse("{disks}");
+  disk.demand_ms = wb::Expr::constant(0.96 * 25 + 0.04 * 25 * 0.3);
+  disk.within = "threads";
+  net.centers = {pool, cpu, disk};
+  return net;
+}
+
+std::string with_port(const std::string& config_name, const fs::path& dir, int port) {
+  std::ifstream in(kConfigs + "/" + config_name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  for (const char* p : {"port = 7411", "port = 7412"}) {
+    auto at = text.find(p);
+    if (at != std::string::npos) text.replace(at, std::string(p).size(), "port = " + std::to_string(port));
+  }
+  auto at = text.find("{source}");
+  if (at != std::string::npos) text.replace(at, 8, WB_SOURCE_DIR);
+  at = text.find("{config_dir}");
+  if (at != std::string::npos) text.replace(at, 12, kConfigs);
+  fs::path p = dir / config_name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("the demo finds a λ* within 15% of refserver's analytic peak") {
+  fs::path dir = wb::test::fresh_dir("demo");
+  fs::path store = dir / "demo.db";
+  int port = wb::test::free_port();
+  std::string config = with_port("demo.toml", dir, port);
+  auto r = wb::test::run_to_exit({kWorkbench, "peak", "--config", config, "--store", store.string(), "--target",
+                                  "95/90", "--json"},
+                                 1500s);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["status"] == "found");
+  wb::Sample s;
+  s.set("threads", std::to_string(j["sample"]["threads"].get<int>()));
+  s.set("disks", std::to_string(j["sample"]["disks"].get<int>()));
+  double expected = wb::predicted_peak(demo_network(), s, 40);
+  double found = j["peak_rate"].get<double>();
+  INFO("λ* measured " << found << "/s, analytic " << expected << "/s");
+  CHECK(std::abs(found - expected) <= 0.15 * expected);
+  CHECK(wb::test::count_processes(fmt::format("--port {} ", port)) == 0);  // refserver is gone
+  fs::remove_all(dir);
+}
+
+TEST_CASE("nginx started by workbench serves the trials and is stopped afterwards") {
+  fs::path dir = wb::test::fresh_dir("nginx");
+  fs::path store = dir / "nginx.db";
+  int port = wb::test::free_port();
+  std::string config = with_port("nginx.toml", dir, port);
+  // nginx.conf listens on 7412: serve this test's port instead, from a copy of the folder.
+  fs::copy(kConfigs + "/nginx", dir / "nginx", fs::copy_options::recursive);
+  {
+    std::ifstream in(dir / "nginx" / "nginx.conf");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string conf = ss.str();
+    conf.replace(conf.find("7412"), 4, std::to_string(port));
+    std::ofstream(dir / "nginx" / "nginx.conf") << conf;
+    std::ifstream cin(config);
+    std::stringstream cs;
+    cs << cin.rdbuf();
+    std::string text = cs.str();
+    text.replace(text.find(kConfigs + "/nginx"), kConfigs.size() + 6, (dir / "nginx").string());
+    text.replace(text.find("max_loads = 14"), 14, "max_loads = 2");
+    std::ofstream(config) << text;
+  }
+  auto r = wb::test::run_to_exit({kWorkbench, "peak", "--config", config, "--store", store.string(), "--set",
+                                  "workers=2", "--json"},
+                                 300s);
+  INFO(r.err);
+  REQUIRE((r.exit_code == 0 || r.exit_code == 1));
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["sample"]["workers"] == 2);
+  CHECK(std::atoi(wb::test::query(store, "SELECT min(completed) FROM trials").c_str()) > 0);
+  CHECK(wb::test::query(store, "SELECT sum(errors) FROM trials") == "0");
+  std::this_thread::sleep_for(500ms);
+  CHECK(wb::test::count_processes((dir / "nginx").string()) == 0);
+  fs::remove_all(dir);
+}
