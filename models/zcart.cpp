@@ -153,7 +153,7 @@ void ZCart::retrain() {
   nodes_.emplace_back();
   std::vector<std::uint32_t> rows(table_.size());
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::uint32_t>(i);
-  rebuild(0, std::move(rows));
+  rebuild(0, std::move(rows), 0);
 }
 
 void ZCart::add(const Observation& observation) {
@@ -193,7 +193,7 @@ void ZCart::add(const Observation& observation) {
   if (leaf.rows.size() == leaf.n && leaf.n >= 2u * static_cast<std::uint64_t>(options_.min_leaf) &&
       leaf.n >= leaf.trained_n + std::max<std::uint64_t>(1, grown)) {
     std::vector<std::uint32_t> rows = std::move(leaf.rows);
-    rebuild(id, std::move(rows));
+    rebuild(id, std::move(rows), static_cast<int>(path.size()) - 1);
   }
   std::uint64_t fidelity_after = nodes_[id].fidelity_count;
   for (std::size_t i = 0; i + 1 < path.size(); ++i)

@@ -164,7 +164,8 @@ class ZCart {
   std::string rule_of(const double* values) const;
   int band_of(double ratio) const;
   void finish_leaf(Node& node) const;
-  void rebuild(int node_id, std::vector<std::uint32_t> rows);
+  // Rebuilds the subtree at node_id (a leaf at depth `depth`) from `rows`.
+  void rebuild(int node_id, std::vector<std::uint32_t> rows, int depth);
 
   ZCartOptions options_;
   ObservationTable table_;

@@ -64,11 +64,11 @@ class ZCartBuilder {
     tmp_.resize(order_.size());
   }
 
-  void build(int id) {
+  void build(int id, int depth) {
     std::vector<Bin> h(total_bins_);
     double ref = reference_ratio(0, order_.size());
     fill(0, order_.size(), ref, h);
-    node(id, 0, order_.size(), 0, std::move(h));
+    node(id, 0, order_.size(), depth, std::move(h));
   }
 
  private:
@@ -336,7 +336,7 @@ class ZCartBuilder {
   std::size_t total_bins_ = 0;
 };
 
-void ZCart::rebuild(int node_id, std::vector<std::uint32_t> rows) {
+void ZCart::rebuild(int node_id, std::vector<std::uint32_t> rows, int depth) {
   nodes_[node_id].rows.clear();
   if (rows.empty()) {
     finish_leaf(nodes_[node_id]);
@@ -344,7 +344,7 @@ void ZCart::rebuild(int node_id, std::vector<std::uint32_t> rows) {
   }
   bool whole_table = node_id == 0 && rows.size() == table_.size();
   ZCartBuilder builder(*this, rows, whole_table);
-  builder.build(node_id);
+  builder.build(node_id, depth);
 }
 
 }  // namespace wb

@@ -95,6 +95,7 @@ TEST_CASE("zcart splits on a categorical attribute and reports the rule path") {
   CHECK(q.rule.find("switch not in {vendorC}") != std::string::npos);
   auto r = t.predict({8, 4, 2}, 1.0);
   CHECK(r.correction == Approx(1.0).epsilon(0.02));
+  // A category index the split never saw on its left goes right.
   auto h = t.predict({128, 1, 2}, 1.0);
   CHECK(h.correction == Approx(0.35).epsilon(0.02));
 }
@@ -216,6 +217,20 @@ TEST_CASE("zcart incremental add learns the deviation and retrain equals batch f
   batch.fit(shuffled);
   inc.retrain();
   CHECK(inc.describe() == batch.describe());
+}
+
+TEST_CASE("zcart incremental retraining respects max_depth and min_leaf below the retrained leaf") {
+  ZCartOptions opt;
+  opt.max_depth = 2;
+  opt.min_leaf = 20;
+  opt.criterion = SplitCriterion::kRatioVariance;
+  opt.min_gain = 0;
+  ZCart t(schema3(), opt);
+  for (const auto& o : step_data(3000, 23, true)) t.add(o);
+  INFO(t.describe());
+  CHECK(t.depth() == 2);
+  for (const auto& nd : t.nodes())
+    if (nd.attr < 0) CHECK(nd.trained_n >= 20);
 }
 
 TEST_CASE("zcart incremental equals batch when the first observations already show the structure") {
