@@ -5,8 +5,8 @@
 // the expectation model's value (`expected`, 1 when there is no prior) and the measured value
 // (`observed`); the tree works on the ratio observed/expected. An empty tree is one leaf with
 // correction 1, so it predicts the expectation model with no training data. Leaves hold the learned
-// correction, the observation count, a histogram of the observations (log-ratio bands one
-// tolerance wide) and fidelity: how many of the leaf's observations its prediction got within
+// correction, the observation count, a histogram of the observations (bands of the log ratio
+// 2·ln(1+tol) wide, band 0 = ratio within [1/(1+tol), 1+tol]) and fidelity: how many of the leaf's observations its prediction got within
 // tolerance [000 §3.3.1, Fig. 5].
 //
 // Splits [000 eq. 1, 2]: by information gain on the within-tolerance/mismatch class (an
@@ -24,11 +24,14 @@
 // the leaf has grown by `retrain_growth` since it was last trained, that leaf's subtree is rebuilt
 // from the leaf's observations. Splits above the leaf are never revisited by add(), so the
 // incremental tree equals the batch tree exactly when the batch tree has the same splits above each
-// retrained leaf; retrain() rebuilds the whole tree from all observations and always equals fit().
+// retrained leaf and every leaf was retrained after its last observation (retrain_growth = 0 does
+// that; between retrains a leaf's fidelity counts only re-check the new observation). retrain()
+// rebuilds the whole tree from all observations and always equals fit() on them.
 //
 // Numeric attributes are dictionary-encoded; with at most `max_bins` distinct values every value is
-// a candidate threshold (exact CART); above that, values are grouped into `max_bins` equal-count
-// bins and only bin boundaries are candidates.
+// a candidate threshold (exact CART); above that, values are grouped into about `max_bins`
+// equal-count bins and only bin boundaries are candidates. Bins are computed from the rows of each
+// build (the whole table, or a retrained leaf's rows).
 //
 // Threads: const methods may run concurrently; add/fit/retrain need exclusive access.
 // Failure: wb::InputError for observations that do not match the schema, non-positive or
