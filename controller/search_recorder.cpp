@@ -23,6 +23,10 @@ void StoringObserver::on_load(std::size_t load_index, const TestLoad& l) {
   store_.add_load(search_id_, static_cast<int>(load_index), l);
 }
 
+void StoringObserver::on_trial_error(double rate, const std::string& what, bool retrying) {
+  std::cerr << fmt::format("workbench: trial at {:.6g}/s failed{}: {}\n", rate, retrying ? " (retrying once)" : "", what);
+}
+
 TrialResult ReplayingRunner::run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) {
   if (next_ < recorded_.size()) {
     const TrialResult& t = recorded_[next_];

@@ -26,6 +26,8 @@ class StoringObserver final : public SearchObserver {
       : store_(store), search_id_(search_id), verbose_(verbose), replayed_(replayed_trials) {}
   void on_trial(std::size_t load_index, const TrialResult& t) override;
   void on_load(std::size_t load_index, const TestLoad& l) override;
+  // Always said on stderr: a failed trial is worth knowing about even when the retry works.
+  void on_trial_error(double rate, const std::string& what, bool retrying) override;
 
  private:
   store::Store& store_;
