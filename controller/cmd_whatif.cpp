@@ -10,6 +10,7 @@
 #include "controller/cli.hpp"
 #include "controller/expectation_record.hpp"
 #include "controller/expectation_surface.hpp"
+#include "controller/expectation_zcart.hpp"
 #include "controller/peak_report.hpp"
 #include "core/error.hpp"
 #include "store/store.hpp"
@@ -66,7 +67,8 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   store::Store store(common.store.empty() ? config.store_path() : common.store);
   std::vector<CalibratedDemand> calibrations = load_calibrations(store, config);
   PeakExpectation peak = expect_peak(config, sample, calibrations, o.rate);
-  Fidelity fidelity = expectation_fidelity(measured_vs_expected(store, config.name()));
+  std::vector<MeasuredVsExpected> measured = measured_vs_expected(store, config.name());
+  Fidelity fidelity = expectation_fidelity(measured);
 
   Answer a;
   a.source = "expectation";
@@ -105,6 +107,22 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   }
 
   std::vector<Answer> answers{a};
+  // Z-CART corrects the expectation's λ* where measurements disagreed with it [000 §3.3.1].
+  if (o.metric == "peak" && a.value && *a.value > 0) {
+    ZCartAnswer z = zcart_answer(config, measured, sample, *a.value);
+    Answer b;
+    b.source = "zcart";
+    b.metric = "peak";
+    b.unit = "requests/s";
+    b.value = z.value;
+    b.low = z.low;
+    b.high = z.high;
+    b.fidelity = z.fidelity;
+    b.fidelity_n = z.n;
+    b.note = z.n == 0 ? std::string("zero training: no measured search yet, so the expectation itself")
+                      : fmt::format("leaf {} with {} measured searches", z.rule.empty() ? "root" : z.rule, z.n);
+    answers.push_back(b);
+  }
   // The fitted surface answers λ* only, and only inside the region a finished map-surface measured.
   if (o.metric == "peak") {
     if (std::optional<SurfaceAnswer> s = surface_answer(store, config, sample)) {
@@ -179,11 +197,13 @@ Command whatif_command() {
   return Command{
       "whatif",
       "Answer what a sample would do without measuring it: λ* (peak), throughput or response time, from the "
-      "[model] expectation network with calibrated demands, and (λ* only) from the response surface of a finished "
+      "[model] expectation network with calibrated demands, (λ* only) from Z-CART, which corrects the expectation where "
+      "this testbed's measurements disagreed with it, and (λ* only) from the response surface of a finished "
       "map-surface run when the sample lies inside the region it measured. Each answer names its source and its "
       "fidelity: for the expectation, the fraction of this testbed's measured searches whose λ* lay within 10% of "
       "the expectation stored with them (null when nothing was measured yet; see `workbench report`), with low/high "
-      "the range those gaps imply; for the surface, the fraction of its measured samples that a refit without "
+      "the range those gaps imply; for Z-CART, the fraction of its leaf's measured searches it predicts within 10%; "
+      "for the surface, the fraction of its measured samples that a refit without "
       "them predicts within 10%, with low/high ±2 prediction standard errors.",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<WhatifOptions>();

@@ -90,6 +90,12 @@ TEST_CASE("whatif answers follow the DESIGN contract and the operational laws") 
   double lambda_star = a["value"].get<double>();
   CHECK(lambda_star > 0);
   CHECK(lambda_star < peak["saturation_rate"].get<double>());
+  // Z-CART with zero training answers the expectation itself.
+  REQUIRE(peak["answers"].size() == 2);
+  CHECK(peak["answers"][1]["source"] == "zcart");
+  CHECK(peak["answers"][1]["value"].get<double>() == Approx(lambda_star));
+  CHECK(peak["answers"][1]["fidelity"].is_null());
+  CHECK(peak["answers"][1]["fidelity_n"] == 0);
   // The bottleneck is the center with the highest utilization at λ*.
   std::string busiest;
   double most = -1;
@@ -155,6 +161,12 @@ TEST_CASE("peak stores the expectation with its result; report puts them side by
   json again = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=1,threads=4", "--json"});
   CHECK(again["answers"][0]["fidelity_n"] == 1);
   CHECK(again["answers"][0]["fidelity"].get<double>() == (within ? 1.0 : 0.0));
+  // Z-CART learned the one measurement's correction: for that sample it answers what was measured.
+  json same = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
+  REQUIRE(same["answers"].size() >= 2);
+  CHECK(same["answers"][1]["source"] == "zcart");
+  CHECK(same["answers"][1]["value"].get<double>() == Approx(measured).epsilon(1e-9));
+  CHECK(same["answers"][1]["fidelity_n"] == 1);
 
   auto text = workbench({"report", "--config", kSimConfig, "--store", store});
   REQUIRE(text.exit_code == 0);
