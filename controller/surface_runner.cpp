@@ -237,11 +237,13 @@ SurfaceRun run_surface(std::int64_t surface_id, const SurfaceRunOptions& o) {
 
   const int k = std::max(1, o.parallel);
   std::vector<std::unique_ptr<TrialRunner>> runners;
+  runners.reserve(static_cast<std::size_t>(k));
   for (int s = 0; s < k; ++s) runners.push_back(o.make_runner(s));
   if (k == 1) {
     scheduler.worker(0, *runners[0]);
   } else {
     std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(k));
     for (int s = 0; s < k; ++s) threads.emplace_back([&scheduler, &runners, s] { scheduler.worker(s, *runners[static_cast<std::size_t>(s)]); });
     for (std::thread& t : threads) t.join();
   }

@@ -4,6 +4,7 @@
 #   bash dev/setup.sh test    install, build, run every test (what CI runs)
 #   bash dev/setup.sh asan    the tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 #   bash dev/setup.sh lint    clang-format and clang-tidy checks
+#   bash dev/setup.sh bench   also install the benchmarks' peers (wrk, jq, time, scikit-learn)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,13 +13,15 @@ packages=(
   g++ cmake ninja-build pkg-config
   libssh-dev libboost-dev libsqlite3-dev libcli11-dev catch2 libtomlplusplus-dev
   nlohmann-json3-dev libeigen3-dev libfmt-dev
-  sqlite3 openssh-server openssh-client nginx-light redis-server memcached wrk procps iproute2 jq time
+  sqlite3 openssh-server openssh-client nginx-light redis-server memcached procps iproute2
   clang-format clang-tidy
 )
+# The peers the benchmarks compare with (bench/): not needed to build or test.
+bench_packages=(wrk jq time python3-sklearn)
 
 install_packages() {
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "${packages[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -59,8 +62,12 @@ case "${1:-}" in
     install_packages
     bash dev/lint.sh
     ;;
+  bench)
+    install_packages "${bench_packages[@]}"
+    build build
+    ;;
   *)
-    echo "usage: bash dev/setup.sh demo|test|asan|lint" >&2
+    echo "usage: bash dev/setup.sh demo|test|asan|lint|bench" >&2
     exit 2
     ;;
 esac

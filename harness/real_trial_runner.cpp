@@ -118,7 +118,7 @@ RealTrialRunner::Host& RealTrialRunner::host(const std::string& name) {
     if (!mk.ok()) throw Error(fmt::format("host {}: cannot create {}: {}", name, dir, tail(mk.err)));
     for (const auto& [prog, local] : std::map<std::string, std::string>{{"refserver", options_.programs.refserver},
                                                                         {"wbload", options_.programs.wbload}}) {
-      std::string remote = dir + "/" + prog;
+      std::string remote = fmt::format("{}/{}", dir, prog);
       if (ensure_binary(*h->executor, local, remote) && options_.log) {
         options_.log(fmt::format("uploaded {} to {}:{}", prog, name, remote));
       }
