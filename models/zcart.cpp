@@ -221,12 +221,12 @@ double ZCart::predict_value(const double* values, double expected) const {
   return expected * nodes_[leaf_of(values)].correction;
 }
 
-Prediction ZCart::predict(const std::vector<double>& values, double expected) const {
+ZCartPrediction ZCart::predict(const std::vector<double>& values, double expected) const {
   if (values.size() != table_.attributes())
     throw InputError(fmt::format("zcart: prediction has {} attribute values, schema has {}",
                                  values.size(), table_.attributes()));
   const Node& leaf = nodes_[leaf_of(values.data())];
-  Prediction p;
+  ZCartPrediction p;
   p.correction = leaf.correction;
   p.value = expected * leaf.correction;
   p.n = leaf.n;

@@ -74,7 +74,7 @@ struct ZCartOptions {
   double retrain_growth = 0.25;  // add(): retrain a leaf when it grew by this fraction
 };
 
-struct Prediction {
+struct ZCartPrediction {
   double value = 0;       // expected * correction
   double correction = 1;  // the leaf's learned ratio observed/expected
   double fidelity = 0;    // fraction of the leaf's observations predicted within tolerance; NaN if n = 0
@@ -126,7 +126,7 @@ class ZCart {
   void retrain();
 
   // values: one per schema attribute. Walks the tree; O(depth).
-  Prediction predict(const std::vector<double>& values, double expected = 1.0) const;
+  ZCartPrediction predict(const std::vector<double>& values, double expected = 1.0) const;
   // expected * correction only, without building the rule text.
   double predict_value(const double* values, double expected = 1.0) const;
 
