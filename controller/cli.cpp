@@ -21,13 +21,14 @@ void add_common_options(CLI::App& app, CommonOptions& common, bool config_requir
 int run_cli(int argc, char** argv) {
   CLI::App app{
       "workbench: finds a server's peak rate with stated confidence and maps how it changes with its "
-      "configuration.\n\nExample:\n  workbench peak --config configs/sim.toml --set disks=2,threads=16 --target 95/90\n"};
+      "configuration.\n\nExample:\n  workbench peak --config configs/sim.toml --set disks=2,threads=16 "
+      "--target 95/90\n"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "workbench 0.1.0");
 
   CommonOptions common;
   std::function<int()> action;
-  std::vector<Command> commands{peak_command(), sim_command(), hosts_command(), map_surface_command(),
+  std::vector<Command> commands{peak_command(),   sim_command(),   hosts_command(), map_surface_command(),
                                 whatif_command(), model_command(), report_command()};
   for (auto& cmd : commands) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.help);

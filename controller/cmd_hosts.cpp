@@ -29,7 +29,9 @@ std::optional<std::string> version_of(Executor& e, const std::string& program, s
 
 int run_check(const CommonOptions& common) {
   Config config = Config::load(common.config);
-  if (!has_real_testbed(config)) throw InputError(config.file() + ": no [sut] section: nothing to check (a simulated testbed has no hosts)");
+  if (!has_real_testbed(config))
+    throw InputError(config.file() +
+                     ": no [sut] section: nothing to check (a simulated testbed has no hosts)");
   TestbedConfig tb = parse_testbed(config);
   ProgramPaths local = locate_programs();
   std::string local_versions[2];
@@ -43,7 +45,8 @@ int run_check(const CommonOptions& common) {
   bool all_ok = true;
   nlohmann::json out = nlohmann::json::array();
   for (const auto& h : tb.hosts) {
-    nlohmann::json j{{"host", h.name}, {"address", h.local ? "local" : fmt::format("{}:{}", h.address, h.port)}};
+    nlohmann::json j{{"host", h.name},
+                     {"address", h.local ? "local" : fmt::format("{}:{}", h.address, h.port)}};
     std::vector<std::string> roles;
     if (tb.sut.host == h.name) roles.push_back("sut");
     for (const auto& g : tb.workload.hosts) {
@@ -89,7 +92,8 @@ int run_check(const CommonOptions& common) {
       fmt::print("connected\n");
       for (const char* n : {"wbload", "refserver"}) {
         const auto& p = j[n];
-        std::string state = p["version"].is_null() ? p["problem"].get<std::string>() : p["version"].get<std::string>();
+        std::string state =
+            p["version"].is_null() ? p["problem"].get<std::string>() : p["version"].get<std::string>();
         fmt::print("  {:<10} {}  {}{}\n", n, p["path"].get<std::string>(), state,
                    p.contains("note") ? " — " + p["note"].get<std::string>() : "");
       }
@@ -102,16 +106,17 @@ int run_check(const CommonOptions& common) {
 }  // namespace
 
 Command hosts_command() {
-  return Command{"hosts", "Testbed hosts: `hosts check` connects to each and reports what it would run.",
-                 [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
-                   app.require_subcommand(1);
-                   CLI::App* check = app.add_subcommand(
-                       "check",
-                       "Connect to every host of the config (SSH: host key verified, key or agent auth), report "
-                       "problems and the wbload/refserver versions there. Exit 1 when anything is wrong.");
-                   add_common_options(*check, common);
-                   return [&common] { return run_check(common); };
-                 }};
+  return Command{
+      "hosts", "Testbed hosts: `hosts check` connects to each and reports what it would run.",
+      [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+        app.require_subcommand(1);
+        CLI::App* check = app.add_subcommand(
+            "check",
+            "Connect to every host of the config (SSH: host key verified, key or agent auth), report "
+            "problems and the wbload/refserver versions there. Exit 1 when anything is wrong.");
+        add_common_options(*check, common);
+        return [&common] { return run_check(common); };
+      }};
 }
 
 }  // namespace wb

@@ -51,9 +51,9 @@ std::vector<std::string> split_names(const std::string& text) {
 }
 
 nlohmann::json peak_options_json(const PeakConfig& p) {
-  return {{"r_sat_ms", p.r_sat_ms},     {"width", p.width},           {"start_rate", p.start_rate},
+  return {{"r_sat_ms", p.r_sat_ms},       {"width", p.width},           {"start_rate", p.start_rate},
           {"runlength_s", p.runlength_s}, {"min_trials", p.min_trials}, {"max_trials", p.max_trials},
-          {"max_loads", p.max_loads},   {"budget_s", p.budget_s},     {"sequential", p.sequential}};
+          {"max_loads", p.max_loads},     {"budget_s", p.budget_s},     {"sequential", p.sequential}};
 }
 
 int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
@@ -99,7 +99,8 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
       std::cerr << fmt::format("continuing surface {} ({} samples)\n", surface_id, found->points.size());
     } else {
       surface_id = store.create_surface(config.name(), params.dump(), params.dump(), tour);
-      std::cerr << fmt::format("surface {}: {} samples of {}\n", surface_id, tour.size(), plan.candidates.rows());
+      std::cerr << fmt::format("surface {}: {} samples of {}\n", surface_id, tour.size(),
+                               plan.candidates.rows());
     }
   }
 
@@ -141,8 +142,10 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
     store.finish_surface(surface_id, report.status);
   }
   report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (common.json) std::cout << surface_json(report).dump(2) << "\n";
-  else print_surface(std::cout, report);
+  if (common.json)
+    std::cout << surface_json(report).dump(2) << "\n";
+  else
+    print_surface(std::cout, report);
   return to_int(report.status == "done" && report.surface ? ExitStatus::kOk : ExitStatus::kNegative);
 }
 
@@ -152,22 +155,28 @@ Command map_surface_command() {
   return Command{
       "map-surface",
       "Map how the peak rate λ* changes across factors (Algorithm 1 of the workbench paper): measure a "
-      "D-optimal subset of the factor grid (or all of it) with one peak search each, fit a quadratic response "
+      "D-optimal subset of the factor grid (or all of it) with one peak search each, fit a quadratic "
+      "response "
       "surface and report measured and predicted λ*. Everything is stored as it happens; running the same "
       "command again continues an interrupted surface. Exit 0 when done and fitted, 1 otherwise.",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<MapSurfaceOptions>();
         add_common_options(app, common);
-        app.add_option("--factors,-f", o->factors, "numeric factors of the surface, e.g. disks,threads")->required();
-        app.add_option("--design,-d", o->design, "full (every level combination) or dopt (D-optimal subset; default)");
+        app.add_option("--factors,-f", o->factors, "numeric factors of the surface, e.g. disks,threads")
+            ->required();
+        app.add_option("--design,-d", o->design,
+                       "full (every level combination) or dopt (D-optimal subset; default)");
         app.add_option("--points,-n", o->points, "dopt: number of samples (default: model terms + 2)");
-        app.add_option("--set,-s", o->set, "levels of the other factors, e.g. mix=read (others: their default)");
+        app.add_option("--set,-s", o->set,
+                       "levels of the other factors, e.g. mix=read (others: their default)");
         app.add_option("--policy,-p", o->policy, "load picker of each search (default: [peak] policy)");
-        app.add_option("--target,-t", o->target, "CONFIDENCE/ACCURACY of each search (default: [peak] target)");
+        app.add_option("--target,-t", o->target,
+                       "CONFIDENCE/ACCURACY of each search (default: [peak] target)");
         app.add_flag("--seeding", o->seeding, "start each search at the λ* of the nearest measured sample");
         app.add_option("--parallel,-j", o->parallel, "testbed slots running searches at once (default 1)");
         app.add_option("--budget", o->budget_h, "stop starting searches once the total cost reaches HOURS");
-        app.add_option("--seed", o->seed, "random seed of the design and the simulated testbed (default: [sim] seed)")
+        app.add_option("--seed", o->seed,
+                       "random seed of the design and the simulated testbed (default: [sim] seed)")
             ->each([o](const std::string&) { o->seed_given = true; });
         app.add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
         return [&common, o] { return run_map_surface(common, *o); };

@@ -32,10 +32,12 @@ const QueueNetwork& require_model(const Config& config) {
 }
 
 nlohmann::json calibration_json(const Config& config, const CalibratedDemand& c) {
-  return {{"center", c.center},        {"demand_ms", c.demand_ms},
+  return {{"center", c.center},
+          {"demand_ms", c.demand_ms},
           {"visits", c.visits ? nlohmann::json(*c.visits) : nlohmann::json()},
           {"sample", sample_json(config, c.sample)},
-          {"source", c.source},        {"measured_at", c.measured_at}};
+          {"source", c.source},
+          {"measured_at", c.measured_at}};
 }
 
 int run_show(const CommonOptions& common, const ModelOptions& o) {
@@ -54,7 +56,8 @@ int run_show(const CommonOptions& common, const ModelOptions& o) {
     const ServiceCenter& r = configured.network.centers[i];
     nlohmann::json j{{"name", c.name},
                      {"kind", c.pool ? "pool" : "queue"},
-                     {"servers_expr", c.servers.text().empty() ? format_number(c.servers.eval(Sample())) : c.servers.text()},
+                     {"servers_expr",
+                      c.servers.text().empty() ? format_number(c.servers.eval(Sample())) : c.servers.text()},
                      {"servers", r.servers.eval(configured.sample)}};
     if (!c.pool) {
       const CalibratedDemand* cal = applicable_calibration(net, c, sample, calibrations);
@@ -93,7 +96,8 @@ int run_show(const CommonOptions& common, const ModelOptions& o) {
   fmt::print("expectation model of {} ({}) at {}\n", config.name(), config.file(), sample.key());
   for (const auto& a : net.attributes) {
     std::string levels;
-    for (const auto& [level, v] : a.by_level) levels += fmt::format("{}{}={:g}", levels.empty() ? "" : ", ", level, v);
+    for (const auto& [level, v] : a.by_level)
+      levels += fmt::format("{}{}={:g}", levels.empty() ? "" : ", ", level, v);
     fmt::print("  attribute {{{}}} by {}: {}\n", a.name, a.factor, levels);
   }
   fmt::print("  {:<8} {:<6} {:>8} {:>7} {:>14} {:>14} {:>13}  {}\n", "center", "kind", "servers", "visits",
@@ -110,10 +114,12 @@ int run_show(const CommonOptions& common, const ModelOptions& o) {
                cal.is_null() ? std::string("-") : fmt::format("{:.3f}", cal["demand_ms"].get<double>()),
                j["demand_per_request_ms"].get<double>(),
                cal.is_null() ? std::string("")
-                             : fmt::format("{} ({})", cal["measured_at"].get<std::string>(), cal["source"].get<std::string>()));
+                             : fmt::format("{} ({})", cal["measured_at"].get<std::string>(),
+                                           cal["source"].get<std::string>()));
   }
-  fmt::print("λ* expected: {:.1f}/s with calibrations, {:.1f}/s as configured; λ_max {:.1f}/s; bottleneck {}\n",
-             with_cal.peak_rate, without_cal.peak_rate, with_cal.saturation_rate, with_cal.at.bottleneck);
+  fmt::print(
+      "λ* expected: {:.1f}/s with calibrations, {:.1f}/s as configured; λ_max {:.1f}/s; bottleneck {}\n",
+      with_cal.peak_rate, without_cal.peak_rate, with_cal.saturation_rate, with_cal.at.bottleneck);
   return 0;
 }
 
@@ -122,7 +128,9 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
   Sample sample = config.sample(o.set);
   const QueueNetwork& net = require_model(config);
   std::optional<TestbedConfig> real = validate_testbed(config);
-  if (!real) throw InputError(fmt::format("{}: `model calibrate` measures a real refserver testbed ([sut])", config.file()));
+  if (!real)
+    throw InputError(
+        fmt::format("{}: `model calibrate` measures a real refserver testbed ([sut])", config.file()));
   // Low load: a quarter of what the configured model says saturates the sample, so queueing
   // barely inflates the stage times.
   double rate = o.rate ? *o.rate : 0.25 * expect_peak(config, sample, {}).saturation_rate;
@@ -142,20 +150,24 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
     nlohmann::json stats = fetch_refserver_stats(real->sut.address, real->sut.port, std::chrono::seconds(5));
     measured = demands_from_refserver_stats(stats, net, sample);
   }
-  if (measured.empty()) throw Error("no [model] center is named like a refserver stage (cpu, disk): nothing to calibrate");
+  if (measured.empty())
+    throw Error("no [model] center is named like a refserver stage (cpu, disk): nothing to calibrate");
   for (const auto& m : measured) {
-    store.add_calibration(store::Store::CalibrationRow{config.name(), m.center, m.sample, m.demand_ms, m.visits, m.source, ""});
+    store.add_calibration(
+        store::Store::CalibrationRow{config.name(), m.center, m.sample, m.demand_ms, m.visits, m.source, ""});
   }
   if (common.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& m : measured) out.push_back(calibration_json(config, m));
-    std::cout << nlohmann::json{{"sample", sample_json(config, sample)}, {"rate", rate}, {"mean_ms", trial.mean_ms},
+    std::cout << nlohmann::json{{"sample", sample_json(config, sample)},
+                                {"rate", rate},
+                                {"mean_ms", trial.mean_ms},
                                 {"calibrations", out}}
                      .dump(2)
               << "\n";
   } else {
-    fmt::print("calibrated {} on {} at {:.1f}/s (mean response {:.2f} ms):\n", sample.key(), config.name(), rate,
-               trial.mean_ms);
+    fmt::print("calibrated {} on {} at {:.1f}/s (mean response {:.2f} ms):\n", sample.key(), config.name(),
+               rate, trial.mean_ms);
     for (const auto& m : measured) {
       fmt::print("  {:<6} {:.3f} ms per visit, {:.3f} visits per request  ({})\n", m.center, m.demand_ms,
                  m.visits.value_or(1.0), m.source);
@@ -168,29 +180,35 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
 
 Command model_command() {
   return Command{
-      "model", "The expectation model: `model show` prints its centers with configured and calibrated demands; "
-               "`model calibrate` measures demands on the real testbed (refserver's per-stage times).",
+      "model",
+      "The expectation model: `model show` prints its centers with configured and calibrated demands; "
+      "`model calibrate` measures demands on the real testbed (refserver's per-stage times).",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<ModelOptions>();
         auto which = std::make_shared<std::string>();
         app.require_subcommand(1);
         CLI::App* show = app.add_subcommand(
-            "show", "Centers, servers, visits and demands per visit: configured vs calibrated (the latest calibration "
-                    "that applies to the sample: measured where the sample agrees on every factor the demand depends "
-                    "on), and the λ* both give.");
+            "show",
+            "Centers, servers, visits and demands per visit: configured vs calibrated (the latest "
+            "calibration "
+            "that applies to the sample: measured where the sample agrees on every factor the demand depends "
+            "on), and the λ* both give.");
         add_common_options(*show, common);
         show->add_option("--set,-s", o->set, "factor levels of the sample (others: their default)");
         show->callback([which] { *which = "show"; });
         CLI::App* cal = app.add_subcommand(
-            "calibrate", "Run one low-load trial of the sample on the real testbed, read refserver's per-stage mean "
-                         "times (stats request) and store them as the calibrated demands of the centers named cpu "
-                         "and disk.");
+            "calibrate",
+            "Run one low-load trial of the sample on the real testbed, read refserver's per-stage mean "
+            "times (stats request) and store them as the calibrated demands of the centers named cpu "
+            "and disk.");
         add_common_options(*cal, common);
         cal->add_option("--set,-s", o->set, "factor levels of the sample (others: their default)");
         cal->add_option("--rate,-r", o->rate, "offered rate, requests/s (default: 25% of the model's λ_max)");
         cal->add_option("--runlength", o->runlength_s, "trial length, s (default: [peak] runlength_s)");
         cal->callback([which] { *which = "calibrate"; });
-        return [&common, o, which] { return *which == "show" ? run_show(common, *o) : run_calibrate(common, *o); };
+        return [&common, o, which] {
+          return *which == "show" ? run_show(common, *o) : run_calibrate(common, *o);
+        };
       }};
 }
 

@@ -132,8 +132,10 @@ int run_peak(const CommonOptions& common, const PeakOptions& o) {
   record_expectation(store, config, sample, id, std::cerr);  // measured vs expected: `workbench report`
 
   PeakReport report{id, &config, sample, options.target, policy, seed, &result};
-  if (common.json) std::cout << peak_json(report).dump(2) << "\n";
-  else print_peak(std::cout, report);
+  if (common.json)
+    std::cout << peak_json(report).dump(2) << "\n";
+  else
+    print_peak(std::cout, report);
   return to_int(result.status == SearchStatus::kFound ? ExitStatus::kOk : ExitStatus::kNegative);
 }
 
@@ -148,8 +150,10 @@ Command peak_command() {
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<PeakOptions>();
         add_common_options(app, common);
-        app.add_option("--set,-s", o->set, "factor levels of the sample, e.g. disks=2,threads=16 (others: their default)");
-        app.add_option("--target,-t", o->target, "CONFIDENCE/ACCURACY in percent, e.g. 95/90 (default: [peak] target)");
+        app.add_option("--set,-s", o->set,
+                       "factor levels of the sample, e.g. disks=2,threads=16 (others: their default)");
+        app.add_option("--target,-t", o->target,
+                       "CONFIDENCE/ACCURACY in percent, e.g. 95/90 (default: [peak] target)");
         std::string policies = "load picker (default: [peak] policy):";
         for (const auto& name : picker_names()) policies += "\n  " + name + ": " + picker_summary(name);
         app.add_option("--policy,-p", o->policy, policies);

@@ -31,17 +31,18 @@ int run_report(const CommonOptions& common) {
   if (common.json) {
     nlohmann::json searches = nlohmann::json::array();
     for (const auto& r : rows) {
-      nlohmann::json j{{"search_id", r.search.id},
-                       {"sample", sample_json(config, r.search.sample)},
-                       {"status", r.search.status},
-                       {"measured", opt_json(r.search.peak_rate)},
-                       {"trials", r.search.trials},
-                       {"cost_s", r.search.cost_s},
-                       {"expected", r.expectation ? opt_json(r.expectation->peak_rate) : nlohmann::json()},
-                       {"bottleneck", r.expectation ? nlohmann::json(r.expectation->bottleneck) : nlohmann::json()},
-                       {"gap", opt_json(r.gap)},
-                       {"within_tolerance", r.gap ? nlohmann::json(std::abs(*r.gap) <= kExpectationTolerance)
-                                                  : nlohmann::json()}};
+      nlohmann::json j{
+          {"search_id", r.search.id},
+          {"sample", sample_json(config, r.search.sample)},
+          {"status", r.search.status},
+          {"measured", opt_json(r.search.peak_rate)},
+          {"trials", r.search.trials},
+          {"cost_s", r.search.cost_s},
+          {"expected", r.expectation ? opt_json(r.expectation->peak_rate) : nlohmann::json()},
+          {"bottleneck", r.expectation ? nlohmann::json(r.expectation->bottleneck) : nlohmann::json()},
+          {"gap", opt_json(r.gap)},
+          {"within_tolerance",
+           r.gap ? nlohmann::json(std::abs(*r.gap) <= kExpectationTolerance) : nlohmann::json()}};
       if (r.expectation) j["calibrated"] = nlohmann::json::parse(r.expectation->calibrated_json);
       searches.push_back(j);
     }
@@ -53,19 +54,23 @@ int run_report(const CommonOptions& common) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  fmt::print("searches of {} in {}: measured λ* vs the expectation stored with each\n", config.name(), store.path());
-  fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", "id", "sample", "status", "measured", "expected",
-             "gap", "bottleneck");
+  fmt::print("searches of {} in {}: measured λ* vs the expectation stored with each\n", config.name(),
+             store.path());
+  fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", "id", "sample", "status", "measured",
+             "expected", "gap", "bottleneck");
   for (const auto& r : rows) {
     std::string gap = r.gap ? fmt::format("{:+.1f}%", *r.gap * 100) : std::string("-");
     if (r.gap && std::abs(*r.gap) > kExpectationTolerance) gap += "!";
-    fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", r.search.id, r.search.sample.key(), r.search.status,
-               opt_text(r.search.peak_rate), r.expectation ? opt_text(r.expectation->peak_rate) : "-", gap,
+    fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", r.search.id, r.search.sample.key(),
+               r.search.status, opt_text(r.search.peak_rate),
+               r.expectation ? opt_text(r.expectation->peak_rate) : "-", gap,
                r.expectation ? r.expectation->bottleneck : "");
   }
   if (fidelity.value) {
-    fmt::print("gap = (expected - measured) / measured; ! marks gaps beyond {:.0f}%. fidelity: {:.0f}% of {} within\n",
-               kExpectationTolerance * 100, *fidelity.value * 100, fidelity.n);
+    fmt::print(
+        "gap = (expected - measured) / measured; ! marks gaps beyond {:.0f}%. fidelity: {:.0f}% of {} "
+        "within\n",
+        kExpectationTolerance * 100, *fidelity.value * 100, fidelity.n);
   } else {
     fmt::print("no found search with an expectation yet: fidelity unknown\n");
   }
@@ -75,13 +80,14 @@ int run_report(const CommonOptions& common) {
 }  // namespace
 
 Command report_command() {
-  return Command{"report",
-                 "List the stored searches of the testbed: measured λ* next to the expectation stored with each "
-                 "search and the gap (expected - measured) / measured; --json for the same as an object.",
-                 [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
-                   add_common_options(app, common);
-                   return [&common] { return run_report(common); };
-                 }};
+  return Command{
+      "report",
+      "List the stored searches of the testbed: measured λ* next to the expectation stored with each "
+      "search and the gap (expected - measured) / measured; --json for the same as an object.",
+      [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+        add_common_options(app, common);
+        return [&common] { return run_report(common); };
+      }};
 }
 
 }  // namespace wb

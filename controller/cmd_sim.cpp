@@ -23,7 +23,8 @@ struct TruthOptions {
 // Identifies what a cached truth was computed from: the [sim] section and the region.
 std::string truth_hash(const Config& config) {
   std::ostringstream text;
-  text << *config.root().get("sim")->as_table() << "|" << config.peak().r_sat_ms << "|" << config.peak().width;
+  text << *config.root().get("sim")->as_table() << "|" << config.peak().r_sat_ms << "|"
+       << config.peak().width;
   return fmt::format("{:016x}", sim::hash_text(text.str()));
 }
 
@@ -61,18 +62,19 @@ int run_truth(const CommonOptions& common, const TruthOptions& o) {
 }  // namespace
 
 Command sim_command() {
-  return Command{"sim", "Simulated testbeds: `sim truth` computes the true λ* and peak-region loads of a sample.",
-                 [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
-                   auto o = std::make_shared<TruthOptions>();
-                   app.require_subcommand(1);
-                   CLI::App* truth = app.add_subcommand(
-                       "truth",
-                       "The loads at which the true mean response time equals R_sat (peak_rate), R_sat(1-s) "
-                       "(region_low) and R_sat(1+s) (region_high), from long simulations; cached in the store.");
-                   add_common_options(*truth, common);
-                   truth->add_option("--set,-s", o->set, "factor levels of the sample, e.g. disks=2,threads=16");
-                   return [&common, o] { return run_truth(common, *o); };
-                 }};
+  return Command{
+      "sim", "Simulated testbeds: `sim truth` computes the true λ* and peak-region loads of a sample.",
+      [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+        auto o = std::make_shared<TruthOptions>();
+        app.require_subcommand(1);
+        CLI::App* truth = app.add_subcommand(
+            "truth",
+            "The loads at which the true mean response time equals R_sat (peak_rate), R_sat(1-s) "
+            "(region_low) and R_sat(1+s) (region_high), from long simulations; cached in the store.");
+        add_common_options(*truth, common);
+        truth->add_option("--set,-s", o->set, "factor levels of the sample, e.g. disks=2,threads=16");
+        return [&common, o] { return run_truth(common, *o); };
+      }};
 }
 
 }  // namespace wb

@@ -47,14 +47,16 @@ void validate(const WhatifOptions& o) {
   if (o.metric != "peak" && o.metric != "throughput" && o.metric != "response") {
     throw InputError("--metric must be peak, throughput or response");
   }
-  if (o.rate && o.clients) throw InputError("give --rate (open workload) or --clients (closed workload), not both");
+  if (o.rate && o.clients)
+    throw InputError("give --rate (open workload) or --clients (closed workload), not both");
   if (o.think_given && !o.clients) throw InputError("--think needs --clients");
   if (o.rate && (!(*o.rate >= 0) || !std::isfinite(*o.rate))) throw InputError("--rate must be a rate >= 0");
   if (o.clients && *o.clients < 1) throw InputError("--clients must be at least 1");
   if (o.metric == "response" && !o.rate && !o.clients) {
     throw InputError("--metric response needs --rate λ or --clients N (at λ* it is R_sat by definition)");
   }
-  if (o.metric == "peak" && o.clients) throw InputError("--metric peak is an open-workload rate: use --rate, not --clients");
+  if (o.metric == "peak" && o.clients)
+    throw InputError("--metric peak is an open-workload rate: use --rate, not --clients");
 }
 
 int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
@@ -62,7 +64,8 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   Config config = Config::load(common.config);
   Sample sample = config.sample(o.set);
   if (!config.model()) {
-    throw InputError(fmt::format("{}: no [model] section; whatif answers from the expectation model", config.file()));
+    throw InputError(
+        fmt::format("{}: no [model] section; whatif answers from the expectation model", config.file()));
   }
   store::Store store(common.store.empty() ? config.store_path() : common.store);
   std::vector<CalibratedDemand> calibrations = load_calibrations(store, config);
@@ -119,8 +122,9 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
     b.high = z.high;
     b.fidelity = z.fidelity;
     b.fidelity_n = z.n;
-    b.note = z.n == 0 ? std::string("zero training: no measured search yet, so the expectation itself")
-                      : fmt::format("leaf {} with {} measured searches", z.rule.empty() ? "root" : z.rule, z.n);
+    b.note = z.n == 0
+                 ? std::string("zero training: no measured search yet, so the expectation itself")
+                 : fmt::format("leaf {} with {} measured searches", z.rule.empty() ? "root" : z.rule, z.n);
     answers.push_back(b);
   }
   // The fitted surface answers λ* only, and only inside the region a finished map-surface measured.
@@ -135,8 +139,9 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
       b.high = s->high;
       b.fidelity = s->fidelity;
       b.fidelity_n = s->n;
-      b.note = fmt::format("surface {}: quadratic fit to {} measured samples; fidelity from leave-one-out refits",
-                           s->surface_id, s->n);
+      b.note =
+          fmt::format("surface {}: quadratic fit to {} measured samples; fidelity from leave-one-out refits",
+                      s->surface_id, s->n);
       answers.push_back(b);
     }
   }
@@ -144,10 +149,15 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   if (common.json) {
     nlohmann::json answers_json = nlohmann::json::array();
     for (const Answer& x : answers) {
-      nlohmann::json ans{{"source", x.source},         {"metric", x.metric},      {"unit", x.unit},
-                         {"value", opt_json(x.value)}, {"low", opt_json(x.low)}, {"high", opt_json(x.high)},
+      nlohmann::json ans{{"source", x.source},
+                         {"metric", x.metric},
+                         {"unit", x.unit},
+                         {"value", opt_json(x.value)},
+                         {"low", opt_json(x.low)},
+                         {"high", opt_json(x.high)},
                          {"fidelity", opt_json(x.fidelity)},
-                         {"fidelity_n", x.fidelity_n}, {"tolerance", kExpectationTolerance}};
+                         {"fidelity_n", x.fidelity_n},
+                         {"tolerance", kExpectationTolerance}};
       if (x.source == "expectation") ans["calibrated"] = peak.calibrated;
       if (!x.note.empty()) ans["note"] = x.note;
       answers_json.push_back(ans);
@@ -179,12 +189,14 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
     fmt::print("  {:<11} calibrated demands: {}\n", "", names);
   }
   if (o.explain) {
-    fmt::print("\nat λ = {:.1f}/s the bottleneck is {} (λ_max = {:.1f}/s)\n", peak.at.lambda, peak.at.bottleneck,
-               peak.saturation_rate);
-    fmt::print("  {:<10} {:>8} {:>10} {:>12} {:>12}\n", "center", "servers", "demand_ms", "utilization", "response_ms");
+    fmt::print("\nat λ = {:.1f}/s the bottleneck is {} (λ_max = {:.1f}/s)\n", peak.at.lambda,
+               peak.at.bottleneck, peak.saturation_rate);
+    fmt::print("  {:<10} {:>8} {:>10} {:>12} {:>12}\n", "center", "servers", "demand_ms", "utilization",
+               "response_ms");
     for (const auto& c : peak.at.centers) {
-      fmt::print("  {:<10} {:>8} {:>10.3f} {:>12.3f} {:>12}\n", c.name + (c.pool ? "*" : ""), c.servers, c.demand_ms,
-                 c.utilization, std::isfinite(c.response_ms) ? fmt::format("{:.3f}", c.response_ms) : "inf");
+      fmt::print("  {:<10} {:>8} {:>10.3f} {:>12.3f} {:>12}\n", c.name + (c.pool ? "*" : ""), c.servers,
+                 c.demand_ms, c.utilization,
+                 std::isfinite(c.response_ms) ? fmt::format("{:.3f}", c.response_ms) : "inf");
     }
     fmt::print("  (* a pool: servers are its tokens, response its wait for a token)\n");
   }
@@ -197,18 +209,24 @@ Command whatif_command() {
   return Command{
       "whatif",
       "Answer what a sample would do without measuring it: λ* (peak), throughput or response time, from the "
-      "[model] expectation network with calibrated demands, (λ* only) from Z-CART, which corrects the expectation where "
+      "[model] expectation network with calibrated demands, (λ* only) from Z-CART, which corrects the "
+      "expectation where "
       "this testbed's measurements disagreed with it, and (λ* only) from the response surface of a finished "
-      "map-surface run when the sample lies inside the region it measured. Each answer names its source and its "
-      "fidelity: for the expectation, the fraction of this testbed's measured searches whose λ* lay within 10% of "
-      "the expectation stored with them (null when nothing was measured yet; see `workbench report`), with low/high "
-      "the range those gaps imply; for Z-CART, the fraction of its leaf's measured searches it predicts within 10%; "
+      "map-surface run when the sample lies inside the region it measured. Each answer names its source and "
+      "its "
+      "fidelity: for the expectation, the fraction of this testbed's measured searches whose λ* lay within "
+      "10% of "
+      "the expectation stored with them (null when nothing was measured yet; see `workbench report`), with "
+      "low/high "
+      "the range those gaps imply; for Z-CART, the fraction of its leaf's measured searches it predicts "
+      "within 10%; "
       "for the surface, the fraction of its measured samples that a refit without "
       "them predicts within 10%, with low/high ±2 prediction standard errors.",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<WhatifOptions>();
         add_common_options(app, common);
-        app.add_option("--set,-s", o->set, "factor levels of the sample, e.g. threads=8,disks=4 (others: their default)");
+        app.add_option("--set,-s", o->set,
+                       "factor levels of the sample, e.g. threads=8,disks=4 (others: their default)");
         app.add_option("--metric,-m", o->metric, "peak (λ*, default), throughput or response");
         app.add_option("--rate,-r", o->rate, "open workload: offered rate λ, requests/s");
         app.add_option("--clients,-n", o->clients, "closed workload: N clients (MVA)");

@@ -27,9 +27,10 @@ void add_expr_factors(const QueueNetwork& net, const Expr& e, std::vector<std::s
 
 const QueueNetwork& model_of(const Config& config) {
   if (!config.model()) {
-    throw InputError(fmt::format("{}: no [model] section: the expectation model needs [[model.center]] tables "
-                                 "(see configs/sim.toml)",
-                                 config.file()));
+    throw InputError(
+        fmt::format("{}: no [model] section: the expectation model needs [[model.center]] tables "
+                    "(see configs/sim.toml)",
+                    config.file()));
   }
   return *config.model();
 }

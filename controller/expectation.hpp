@@ -24,11 +24,11 @@ namespace wb {
 
 struct CalibratedDemand {
   std::string center;
-  Sample sample;                  // where it was measured
-  double demand_ms = 0;           // per visit
-  std::optional<double> visits;   // per request, when the measurement says
-  std::string source;             // how it was measured, e.g. "refserver stats: disk stage"
-  std::string measured_at;        // UTC time (from the store), may be empty
+  Sample sample;                 // where it was measured
+  double demand_ms = 0;          // per visit
+  std::optional<double> visits;  // per request, when the measurement says
+  std::string source;            // how it was measured, e.g. "refserver stats: disk stage"
+  std::string measured_at;       // UTC time (from the store), may be empty
 };
 
 // The factors a center's demand and visits depend on, attributes traced back to their factor.
@@ -43,8 +43,8 @@ const CalibratedDemand* applicable_calibration(const QueueNetwork& net, const Se
 // replaced by constants. Also returns the sample with attribute values (what the solver needs).
 struct EffectiveModel {
   QueueNetwork network;
-  Sample sample;                          // the sample plus workload attributes
-  std::vector<std::string> calibrated;    // centers whose demand came from a calibration
+  Sample sample;                        // the sample plus workload attributes
+  std::vector<std::string> calibrated;  // centers whose demand came from a calibration
 };
 EffectiveModel effective_model(const Config& config, const Sample& sample,
                                const std::vector<CalibratedDemand>& calibrations);

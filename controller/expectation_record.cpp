@@ -21,7 +21,8 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 std::vector<CalibratedDemand> load_calibrations(store::Store& store, const Config& config) {
   std::vector<CalibratedDemand> out;
   for (auto& row : store.calibrations(config.name())) {
-    out.push_back(CalibratedDemand{row.center, row.sample, row.demand_ms, row.visits, row.source, row.created_at});
+    out.push_back(
+        CalibratedDemand{row.center, row.sample, row.demand_ms, row.visits, row.source, row.created_at});
   }
   return out;
 }
@@ -39,8 +40,8 @@ nlohmann::json centers_json(const OpenResult& r) {
   return out;
 }
 
-bool record_expectation(store::Store& store, const Config& config, const Sample& sample, std::int64_t search_id,
-                        std::ostream& log) {
+bool record_expectation(store::Store& store, const Config& config, const Sample& sample,
+                        std::int64_t search_id, std::ostream& log) {
   if (!config.model()) return false;
   try {
     PeakExpectation e = expect_peak(config, sample, load_calibrations(store, config));

@@ -26,8 +26,8 @@ nlohmann::json centers_json(const OpenResult& r);
 // Computes the expectation for `sample` and stores it with search `search_id`. Does nothing when
 // the config has no [model]. A model that cannot be solved for this sample is reported on `log`
 // and stores nothing: the search result stands without it. Returns whether one was stored.
-bool record_expectation(store::Store& store, const Config& config, const Sample& sample, std::int64_t search_id,
-                        std::ostream& log);
+bool record_expectation(store::Store& store, const Config& config, const Sample& sample,
+                        std::int64_t search_id, std::ostream& log);
 
 // One stored search next to its expectation.
 struct MeasuredVsExpected {

@@ -48,7 +48,8 @@ std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points,
 std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& config, const Sample& sample) {
   std::vector<std::int64_t> ids;
   {
-    store::Statement s = store.db().prepare("SELECT id FROM surfaces WHERE testbed = ?1 AND status = 'done' ORDER BY id DESC");
+    store::Statement s =
+        store.db().prepare("SELECT id FROM surfaces WHERE testbed = ?1 AND status = 'done' ORDER BY id DESC");
     s.bind(1, config.name());
     while (s.step()) ids.push_back(s.column_int(0));
   }

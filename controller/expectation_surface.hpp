@@ -13,12 +13,12 @@ namespace wb {
 
 struct SurfaceAnswer {
   std::int64_t surface_id = 0;
-  double value = 0;        // predicted λ*, requests/s
+  double value = 0;          // predicted λ*, requests/s
   double low = 0, high = 0;  // value ± 2 prediction standard errors (equal to value when unknown)
   // Fraction of the measured samples whose leave-one-out prediction (the surface refitted without
   // them) lay within kExpectationTolerance of their measured λ*; nullopt when no refit is possible.
   std::optional<double> fidelity;
-  int n = 0;               // measured samples behind the fit
+  int n = 0;  // measured samples behind the fit
 };
 
 // The answer, or nullopt when no finished surface of this testbed covers `sample` (or none can be

@@ -23,8 +23,8 @@ std::optional<std::vector<double>> encode(const Config& config, const Sample& sa
 
 }  // namespace
 
-ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpected>& rows, const Sample& sample,
-                         double expected) {
+ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpected>& rows,
+                         const Sample& sample, double expected) {
   std::vector<Attribute> schema;
   for (const auto& f : config.factors()) {
     schema.push_back(Attribute{f.name, f.numeric ? AttributeKind::kNumeric : AttributeKind::kCategorical,
@@ -35,7 +35,8 @@ ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpec
   ZCart tree(schema, options);
   std::vector<Observation> observations;
   for (const auto& r : rows) {
-    if (r.search.status != "found" || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate) continue;
+    if (r.search.status != "found" || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate)
+      continue;
     if (!(*r.search.peak_rate > 0) || !(*r.expectation->peak_rate > 0)) continue;
     auto values = encode(config, r.search.sample);
     if (!values) continue;

@@ -22,7 +22,7 @@ struct ZCartAnswer {
 
 // Fits the tree to `rows` (found searches with an expectation and a sample every factor of
 // `config` has a level in) and predicts for `sample` given its expected λ* (> 0).
-ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpected>& rows, const Sample& sample,
-                         double expected);
+ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpected>& rows,
+                         const Sample& sample, double expected);
 
 }  // namespace wb

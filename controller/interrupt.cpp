@@ -56,10 +56,11 @@ TrialResult InterruptibleRunner::run(const Sample& sample, double rate, double r
                                      std::uint64_t trial_index) {
   check_interrupt();
   if (tty_) {
-    std::fputs(fmt::format("\r\033[K{}  load {:.1f}/s  trial {} ({:g} s)  elapsed {:.0f} s  cost so far {:.0f} s",
-                           sample.key(), rate, trial_index + 1, runlength_s, now_s() - started_, cost_s_)
-                   .c_str(),
-               stderr);
+    std::fputs(
+        fmt::format("\r\033[K{}  load {:.1f}/s  trial {} ({:g} s)  elapsed {:.0f} s  cost so far {:.0f} s",
+                    sample.key(), rate, trial_index + 1, runlength_s, now_s() - started_, cost_s_)
+            .c_str(),
+        stderr);
     std::fflush(stderr);
   }
   TrialResult t = inner_.run(sample, rate, runlength_s, trial_index);

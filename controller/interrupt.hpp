@@ -25,7 +25,7 @@ class InterruptibleRunner final : public TrialRunner {
  private:
   TrialRunner& inner_;
   bool tty_;
-  double started_;   // monotonic seconds at construction
+  double started_;  // monotonic seconds at construction
   double cost_s_ = 0;
   int trials_ = 0;
 };

@@ -12,8 +12,10 @@ nlohmann::json sample_json(const Config& config, const Sample& sample) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [name, value] : sample.values()) {
     const Factor* f = config.factor(name);
-    if (f != nullptr && f->numeric) j[name] = sample.numeric(name);
-    else j[name] = value;
+    if (f != nullptr && f->numeric)
+      j[name] = sample.numeric(name);
+    else
+      j[name] = value;
   }
   return j;
 }
@@ -34,7 +36,9 @@ nlohmann::json peak_json(const PeakReport& r) {
                      {"ci_low_ms", s.response.low},
                      {"ci_high_ms", s.response.high},
                      {"accuracy", s.response.accuracy()}};
-    j["peak_interval"] = {{"low", s.peak_low}, {"high", std::isfinite(s.peak_high) ? nlohmann::json(s.peak_high) : nlohmann::json(nullptr)}};
+    j["peak_interval"] = {
+        {"low", s.peak_low},
+        {"high", std::isfinite(s.peak_high) ? nlohmann::json(s.peak_high) : nlohmann::json(nullptr)}};
   } else {
     j["peak_rate"] = nullptr;
     j["response"] = nullptr;
@@ -73,13 +77,14 @@ void print_peak(std::ostream& out, const PeakReport& r) {
   for (const auto& l : s.loads) {
     std::string ci = l.trials.size() >= 2 ? fmt::format("[{:.2f}, {:.2f}]", l.ci.low, l.ci.high) : "-";
     double mean = l.trials.size() >= 2 ? l.ci.mean : (l.trials.empty() ? 0.0 : l.trials.front().mean_ms);
-    fmt::print(out, "  {:>10.1f}  {:>6}  {:>7g} s  {:>9.2f}  {:>21}  {}{}\n", l.rate, l.trials.size(), l.runlength_s,
-               mean, ci, to_string(l.verdict), l.saturated ? " (saturated)" : "");
+    fmt::print(out, "  {:>10.1f}  {:>6}  {:>7g} s  {:>9.2f}  {:>21}  {}{}\n", l.rate, l.trials.size(),
+               l.runlength_s, mean, ci, to_string(l.verdict), l.saturated ? " (saturated)" : "");
   }
   out << "\n";
   if (s.status == SearchStatus::kFound) {
     fmt::print(out, "peak rate λ* = {:.1f} requests/s\n", s.peak_rate);
-    fmt::print(out, "  mean response {:.2f} ms, {:g}% CI [{:.2f}, {:.2f}] ms, accuracy {:.1f}% (target {:g}%)\n",
+    fmt::print(out,
+               "  mean response {:.2f} ms, {:g}% CI [{:.2f}, {:.2f}] ms, accuracy {:.1f}% (target {:g}%)\n",
                s.response.mean, r.target.confidence * 100, s.response.low, s.response.high,
                s.response.accuracy() * 100, r.target.accuracy * 100);
     fmt::print(out, "  loads that could be the peak: [{:.1f}, {}] requests/s\n", s.peak_low,

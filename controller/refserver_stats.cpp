@@ -13,7 +13,8 @@ namespace wb {
 
 namespace asio = boost::asio;
 
-nlohmann::json fetch_refserver_stats(const std::string& address, int port, std::chrono::milliseconds timeout) {
+nlohmann::json fetch_refserver_stats(const std::string& address, int port,
+                                     std::chrono::milliseconds timeout) {
   asio::io_context io;
   asio::ip::tcp::socket socket(io);
   asio::ip::tcp::endpoint endpoint(asio::ip::make_address(address), static_cast<unsigned short>(port));
@@ -35,7 +36,8 @@ nlohmann::json fetch_refserver_stats(const std::string& address, int port, std::
         std::uint32_t n = rpc::get_u32(length.data());
         if (n < rpc::kResponseHeaderSize || n > rpc::kMaxFrame) return fail(asio::error::invalid_argument);
         body.resize(n);
-        asio::async_read(socket, asio::buffer(body), [&](boost::system::error_code ec4, std::size_t) { fail(ec4); });
+        asio::async_read(socket, asio::buffer(body),
+                         [&](boost::system::error_code ec4, std::size_t) { fail(ec4); });
       });
     });
   });
@@ -43,7 +45,8 @@ nlohmann::json fetch_refserver_stats(const std::string& address, int port, std::
   const std::string where = fmt::format("refserver stats from {}:{}", address, port);
   if (!done) throw Error(where + ": no answer within " + std::to_string(timeout.count()) + " ms");
   if (*done) throw Error(where + ": " + done->message());
-  if (body[8] != static_cast<std::uint8_t>(rpc::Status::kOk)) throw Error(where + ": the server refused the request");
+  if (body[8] != static_cast<std::uint8_t>(rpc::Status::kOk))
+    throw Error(where + ": the server refused the request");
   try {
     return nlohmann::json::parse(body.begin() + rpc::kResponseHeaderSize, body.end());
   } catch (const nlohmann::json::exception& e) {
@@ -73,8 +76,8 @@ StageSum sum_stage(const nlohmann::json& ops, std::initializer_list<const char*>
 
 }  // namespace
 
-std::vector<CalibratedDemand> demands_from_refserver_stats(const nlohmann::json& stats, const QueueNetwork& net,
-                                                           const Sample& sample) {
+std::vector<CalibratedDemand> demands_from_refserver_stats(const nlohmann::json& stats,
+                                                           const QueueNetwork& net, const Sample& sample) {
   std::vector<CalibratedDemand> out;
   try {
     const auto& ops = stats.at("ops");
@@ -83,15 +86,16 @@ std::vector<CalibratedDemand> demands_from_refserver_stats(const nlohmann::json&
     if (cpu.count <= 0) throw Error("refserver stats counted no read, write or metadata request");
     const ServiceCenter* c = net.find("cpu");
     if (c != nullptr && !c->pool && cpu.total_ms > 0) {
-      out.push_back(CalibratedDemand{"cpu", sample, cpu.total_ms / cpu.count, 1.0,
-                                     fmt::format("refserver stats: cpu stage over {:.0f} requests", cpu.count), ""});
+      out.push_back(
+          CalibratedDemand{"cpu", sample, cpu.total_ms / cpu.count, 1.0,
+                           fmt::format("refserver stats: cpu stage over {:.0f} requests", cpu.count), ""});
     }
     const ServiceCenter* d = net.find("disk");
     if (d != nullptr && !d->pool && disk.count > 0) {
-      out.push_back(CalibratedDemand{"disk", sample, disk.total_ms / disk.count, disk.count / cpu.count,
-                                     fmt::format("refserver stats: disk stage over {:.0f} of {:.0f} requests",
-                                                 disk.count, cpu.count),
-                                     ""});
+      out.push_back(CalibratedDemand{
+          "disk", sample, disk.total_ms / disk.count, disk.count / cpu.count,
+          fmt::format("refserver stats: disk stage over {:.0f} of {:.0f} requests", disk.count, cpu.count),
+          ""});
     }
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("refserver stats: unexpected shape: ") + e.what());

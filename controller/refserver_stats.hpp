@@ -21,7 +21,7 @@ nlohmann::json fetch_refserver_stats(const std::string& address, int port, std::
 //   "disk": the disk stage's mean over reads and writes (one disk visit each); visits = the
 //           fraction of requests that were reads or writes.
 // `sample` is where it was measured. Throws Error if the stats counted no requests.
-std::vector<CalibratedDemand> demands_from_refserver_stats(const nlohmann::json& stats, const QueueNetwork& net,
-                                                           const Sample& sample);
+std::vector<CalibratedDemand> demands_from_refserver_stats(const nlohmann::json& stats,
+                                                           const QueueNetwork& net, const Sample& sample);
 
 }  // namespace wb

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <iostream>
 
-
 namespace wb {
 
 void StoringObserver::on_trial(std::size_t load_index, const TrialResult& t) {
@@ -24,19 +23,22 @@ void StoringObserver::on_load(std::size_t load_index, const TestLoad& l) {
 }
 
 void StoringObserver::on_trial_error(double rate, const std::string& what, bool retrying) {
-  std::cerr << fmt::format("workbench: trial at {:.6g}/s failed{}: {}\n", rate, retrying ? " (retrying once)" : "", what);
+  std::cerr << fmt::format("workbench: trial at {:.6g}/s failed{}: {}\n", rate,
+                           retrying ? " (retrying once)" : "", what);
 }
 
-TrialResult ReplayingRunner::run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) {
+TrialResult ReplayingRunner::run(const Sample& sample, double rate, double runlength_s,
+                                 std::uint64_t trial_index) {
   if (next_ < recorded_.size()) {
     const TrialResult& t = recorded_[next_];
     // The store keeps doubles exactly (REAL is IEEE binary64), so a faithful replay matches bit for bit;
     // the tolerance only absorbs a rate recomputed by a different but equivalent expression.
     auto close = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); };
     if (!close(t.offered_rate, rate) || !close(t.runlength_s, runlength_s)) {
-      throw ReplayMismatch(fmt::format("cannot resume the search of {}: stored trial {} ran at {:.6g}/s for {:g} s, but the "
-                              "search now asks for {:.6g}/s for {:g} s (were its options changed?)",
-                              sample.key(), next_ + 1, t.offered_rate, t.runlength_s, rate, runlength_s));
+      throw ReplayMismatch(
+          fmt::format("cannot resume the search of {}: stored trial {} ran at {:.6g}/s for {:g} s, but the "
+                      "search now asks for {:.6g}/s for {:g} s (were its options changed?)",
+                      sample.key(), next_ + 1, t.offered_rate, t.runlength_s, rate, runlength_s));
     }
     ++next_;
     return t;

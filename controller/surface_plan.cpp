@@ -25,9 +25,12 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
   std::vector<std::vector<double>> levels;
   for (const std::string& name : o.factors) {
     const Factor* f = config.factor(name);
-    if (f == nullptr) throw InputError(fmt::format("--factors: {} declares no factor '{}'", config.file(), name));
-    if (!f->numeric) throw InputError(fmt::format("--factors: factor '{}' is categorical; a surface needs numbers", name));
-    if (!seen.insert(name).second) throw InputError(fmt::format("--factors: factor '{}' is named twice", name));
+    if (f == nullptr)
+      throw InputError(fmt::format("--factors: {} declares no factor '{}'", config.file(), name));
+    if (!f->numeric)
+      throw InputError(fmt::format("--factors: factor '{}' is categorical; a surface needs numbers", name));
+    if (!seen.insert(name).second)
+      throw InputError(fmt::format("--factors: factor '{}' is named twice", name));
     if (f->numeric_levels.size() < 2) {
       throw InputError(fmt::format("--factors: factor '{}' has fewer than two levels", name));
     }
@@ -42,7 +45,8 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
     Sample s = base;
     for (std::size_t j = 0; j < plan.factors.size(); ++j) {
       const Factor* f = config.factor(plan.factors[j]);
-      s.set(f->name, f->levels[*f->find_level(format_number(plan.candidates(r, static_cast<Eigen::Index>(j))))]);
+      s.set(f->name,
+            f->levels[*f->find_level(format_number(plan.candidates(r, static_cast<Eigen::Index>(j))))]);
     }
     plan.samples.push_back(std::move(s));
   }
@@ -56,9 +60,10 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
   } else if (o.design == "dopt") {
     int n = o.points > 0 ? o.points : std::min(k + 2, n_candidates);
     if (n < k || n > n_candidates) {
-      throw InputError(fmt::format("--points: {} points cannot fit a quadratic surface over {} ({} terms) from {} "
-                                   "candidates; give {}..{}",
-                                   n, fmt::join(plan.factors, ","), k, n_candidates, k, n_candidates));
+      throw InputError(
+          fmt::format("--points: {} points cannot fit a quadratic surface over {} ({} terms) from {} "
+                      "candidates; give {}..{}",
+                      n, fmt::join(plan.factors, ","), k, n_candidates, k, n_candidates));
     }
     // [003 §5.3.2] "the best of 6, 8 and 10 samples out of a total of 32": Fedorov exchange with
     // many random starts (the candidate sets here are small).
@@ -71,7 +76,8 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
   return plan;
 }
 
-std::vector<Eigen::Index> nearest_neighbour_tour(const Eigen::MatrixXd& coded, std::vector<Eigen::Index> rows) {
+std::vector<Eigen::Index> nearest_neighbour_tour(const Eigen::MatrixXd& coded,
+                                                 std::vector<Eigen::Index> rows) {
   std::sort(rows.begin(), rows.end());
   std::vector<Eigen::Index> tour;
   if (rows.empty()) return tour;

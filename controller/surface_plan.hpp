@@ -30,14 +30,14 @@ struct SurfacePlanOptions {
 
 struct SurfacePlan {
   std::vector<std::string> factors;
-  std::vector<Coding> codings;      // per factor; see coding_for_levels()
-  std::vector<Term> terms;          // quadratic model over the coded factors
-  Eigen::MatrixXd candidates;       // natural units, one row per candidate sample
-  Eigen::MatrixXd coded;            // the same, coded
-  std::vector<Sample> samples;      // candidate samples (base sample + the row's levels)
-  std::vector<Eigen::Index> tour;   // the design's candidate rows in the order they are measured
-  Design figures;                   // D and efficiency of the design
-  std::string kind;                 // "full" | "dopt"
+  std::vector<Coding> codings;     // per factor; see coding_for_levels()
+  std::vector<Term> terms;         // quadratic model over the coded factors
+  Eigen::MatrixXd candidates;      // natural units, one row per candidate sample
+  Eigen::MatrixXd coded;           // the same, coded
+  std::vector<Sample> samples;     // candidate samples (base sample + the row's levels)
+  std::vector<Eigen::Index> tour;  // the design's candidate rows in the order they are measured
+  Design figures;                  // D and efficiency of the design
+  std::string kind;                // "full" | "dopt"
 };
 
 // The coding of a factor's levels: log when every level is positive and they span at least a
@@ -52,6 +52,7 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
 // Greedy nearest-neighbour tour of `rows` of `coded` (Euclidean distance of coded factors): starts
 // at the row nearest the all-low corner, then always moves to the nearest unvisited row (ties to
 // the lower row index). Returns the rows in tour order.
-std::vector<Eigen::Index> nearest_neighbour_tour(const Eigen::MatrixXd& coded, std::vector<Eigen::Index> rows);
+std::vector<Eigen::Index> nearest_neighbour_tour(const Eigen::MatrixXd& coded,
+                                                 std::vector<Eigen::Index> rows);
 
 }  // namespace wb

@@ -40,7 +40,8 @@ void fit_report_surface(SurfaceReport& r) {
     }
   }
   Eigen::MatrixXd points(static_cast<Eigen::Index>(rows.size()), r.plan->candidates.cols());
-  for (std::size_t i = 0; i < rows.size(); ++i) points.row(static_cast<Eigen::Index>(i)) = r.plan->candidates.row(rows[i]);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    points.row(static_cast<Eigen::Index>(i)) = r.plan->candidates.row(rows[i]);
   Eigen::VectorXd yv = Eigen::Map<Eigen::VectorXd>(y.data(), static_cast<Eigen::Index>(y.size()));
   try {
     r.surface.emplace(r.plan->factors, r.plan->codings, ModelKind::kQuadratic, points, yv);
@@ -60,7 +61,8 @@ nlohmann::json surface_json(const SurfaceReport& r) {
   j["policy"] = r.policy;
   j["seeding"] = r.seeding;
   nlohmann::json coding = nlohmann::json::object();
-  for (std::size_t i = 0; i < plan.factors.size(); ++i) coding[plan.factors[i]] = to_string(plan.codings[i].scale());
+  for (std::size_t i = 0; i < plan.factors.size(); ++i)
+    coding[plan.factors[i]] = to_string(plan.codings[i].scale());
   // d_efficiency is AlgDesign's Dea, a lower bound on the D-efficiency against the optimal
   // approximate design (see rsm/design.hpp); D is computed on the coded factors.
   j["design"] = {{"kind", plan.kind},

@@ -20,13 +20,13 @@ struct SurfaceReport {
   const Config* config = nullptr;
   const SurfacePlan* plan = nullptr;
   const SurfaceRun* run = nullptr;
-  std::string status;        // done | budget
+  std::string status;  // done | budget
   std::string policy;
   bool seeding = false;
   int parallel = 1;
-  double elapsed_s = 0;      // real time of this invocation
+  double elapsed_s = 0;            // real time of this invocation
   std::optional<Surface> surface;  // nullopt when too few samples were measured to fit
-  std::string fit_error;     // why there is no surface
+  std::string fit_error;           // why there is no surface
 };
 
 // Fits the quadratic surface to the found peak rates of `run` (in tour order). Fills surface, or

@@ -62,7 +62,9 @@ class Scheduler {
       out.start_rate = p.start_rate.value_or(o.start_rate);
       out.seeded = p.seeded;
       std::optional<store::SearchRecord> s = store.search(*p.search_id);
-      if (!s) throw Error(fmt::format("store {}: surface {} names search {}, which does not exist", o.store_path, rec.id, *p.search_id));
+      if (!s)
+        throw Error(fmt::format("store {}: surface {} names search {}, which does not exist", o.store_path,
+                                rec.id, *p.search_id));
       if (s->status == "running") {
         resumable_.push_back(p.position);
       } else {
@@ -104,7 +106,8 @@ class Scheduler {
     bool resume = false;
   };
 
-  void record_finished(PointOutcome& out, const std::string& status, std::optional<double> peak, double cost, int trials) {
+  void record_finished(PointOutcome& out, const std::string& status, std::optional<double> peak, double cost,
+                       int trials) {
     out.status = status;
     out.peak_rate = status == "found" ? peak : std::nullopt;
     out.cost_s = cost;
@@ -127,7 +130,8 @@ class Scheduler {
     if (pending_.empty()) return std::nullopt;
     if (o_.budget_s > 0 && total_cost() >= o_.budget_s) {
       if (!run_.budget_stopped && o_.log) {
-        o_.log(fmt::format("budget of {:.0f} s reached after {:.0f} s: no new searches", o_.budget_s, total_cost()));
+        o_.log(fmt::format("budget of {:.0f} s reached after {:.0f} s: no new searches", o_.budget_s,
+                           total_cost()));
       }
       run_.budget_stopped = true;
       return std::nullopt;
@@ -141,7 +145,8 @@ class Scheduler {
       // [003 §3.7] the λ* of the nearest sample of this surface measured so far.
       std::vector<PastPeak> past;
       for (const PointOutcome& p : run_.points) {
-        if (p.peak_rate) past.push_back(PastPeak{samples_[static_cast<std::size_t>(p.position)], *p.peak_rate});
+        if (p.peak_rate)
+          past.push_back(PastPeak{samples_[static_cast<std::size_t>(p.position)], *p.peak_rate});
       }
       if (o_.factors == nullptr) throw Error("run_surface: seeding needs the config's factors");
       if (auto seed = choose_seed(samples_[static_cast<std::size_t>(j.position)], past, *o_.factors)) {
@@ -178,8 +183,8 @@ class Scheduler {
       std::lock_guard lock(mu_);
       run_.points[static_cast<std::size_t>(job.position)].search_id = search_id;
       if (o_.log) {
-        o_.log(fmt::format("slot {}: {} {} (search {}, start {:.1f}/s{})", slot, job.resume ? "resuming" : "measuring",
-                           sample.key(), search_id, start_rate,
+        o_.log(fmt::format("slot {}: {} {} (search {}, start {:.1f}/s{})", slot,
+                           job.resume ? "resuming" : "measuring", sample.key(), search_id, start_rate,
                            recorded.empty() ? "" : fmt::format(", {} stored trials", recorded.size())));
       }
     }
@@ -205,8 +210,9 @@ class Scheduler {
     record_finished(out, to_string(result.status), result.peak_rate, result.cost_s, result.trials);
     if (o_.log) {
       o_.log(fmt::format("slot {}: {} {}: {} trials, {:.0f} s", slot, sample.key(),
-                         result.status == SearchStatus::kFound ? fmt::format("λ* = {:.1f}/s", result.peak_rate)
-                                                               : std::string(to_string(result.status)),
+                         result.status == SearchStatus::kFound
+                             ? fmt::format("λ* = {:.1f}/s", result.peak_rate)
+                             : std::string(to_string(result.status)),
                          result.trials, result.cost_s));
     }
   }
@@ -217,8 +223,8 @@ class Scheduler {
   std::mutex mu_;
   // Guarded by mu_:
   SurfaceRun run_;
-  std::vector<int> pending_;     // positions without a search, in tour order
-  std::vector<int> resumable_;   // positions whose search is unfinished
+  std::vector<int> pending_;    // positions without a search, in tour order
+  std::vector<int> resumable_;  // positions whose search is unfinished
   double done_cost_ = 0;
   std::exception_ptr error_;
   std::atomic<bool> stop_{false};
@@ -244,7 +250,9 @@ SurfaceRun run_surface(std::int64_t surface_id, const SurfaceRunOptions& o) {
   } else {
     std::vector<std::thread> threads;
     threads.reserve(static_cast<std::size_t>(k));
-    for (int s = 0; s < k; ++s) threads.emplace_back([&scheduler, &runners, s] { scheduler.worker(s, *runners[static_cast<std::size_t>(s)]); });
+    for (int s = 0; s < k; ++s)
+      threads.emplace_back(
+          [&scheduler, &runners, s] { scheduler.worker(s, *runners[static_cast<std::size_t>(s)]); });
     for (std::thread& t : threads) t.join();
   }
   return scheduler.finish();

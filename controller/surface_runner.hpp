@@ -31,20 +31,21 @@ namespace wb {
 
 struct SurfaceRunOptions {
   std::string store_path;
-  int parallel = 1;                  // K slots
-  bool seeding = false;              // [003 §3.7] start at the nearest measured sample's λ*
-  double budget_s = 0;               // stop starting searches once the total cost reaches it; 0 = none
+  int parallel = 1;      // K slots
+  bool seeding = false;  // [003 §3.7] start at the nearest measured sample's λ*
+  double budget_s = 0;   // stop starting searches once the total cost reaches it; 0 = none
   SearchOptions search;
-  std::string policy;                // load picker name
-  double start_rate = 0;             // first load without a seed
-  store::SearchRecord search_record; // testbed, target, policy, seed, options of each search (sample set per point)
+  std::string policy;     // load picker name
+  double start_rate = 0;  // first load without a seed
+  store::SearchRecord
+      search_record;  // testbed, target, policy, seed, options of each search (sample set per point)
   // Makes the TrialRunner of slot `slot` (0..parallel-1); called once per slot, on the calling thread.
   std::function<std::unique_ptr<TrialRunner>(int slot)> make_runner;
   // Progress lines (to stderr); may be empty. Called with the mutex held, from any worker.
   std::function<void(const std::string&)> log;
   // The config's factors, for the distance between samples when seeding (policies/seeding.hpp).
   const std::vector<Factor>* factors = nullptr;
-  bool verbose = false;              // log every stored trial
+  bool verbose = false;  // log every stored trial
 };
 
 // The outcome of one planned sample.
@@ -57,9 +58,9 @@ struct PointOutcome {
   int trials = 0;
   int slot = 0;
   double start_rate = 0;
-  bool seeded = false;                    // start_rate is a nearby sample's λ* [003 §3.7]
-  bool resumed = false;                   // continued from trials stored by an earlier run
-  bool ran_now = false;                   // this run ran (some of) its search
+  bool seeded = false;   // start_rate is a nearby sample's λ* [003 §3.7]
+  bool resumed = false;  // continued from trials stored by an earlier run
+  bool ran_now = false;  // this run ran (some of) its search
 };
 
 struct SurfaceRun {

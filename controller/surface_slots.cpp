@@ -10,7 +10,8 @@
 
 namespace wb {
 
-std::vector<std::optional<TestbedConfig>> testbed_slots(const Config& config, const std::optional<TestbedConfig>& testbed,
+std::vector<std::optional<TestbedConfig>> testbed_slots(const Config& config,
+                                                        const std::optional<TestbedConfig>& testbed,
                                                         int parallel) {
   if (parallel < 1) throw InputError("--parallel: must be at least 1");
   std::vector<std::optional<TestbedConfig>> out;
@@ -21,22 +22,26 @@ std::vector<std::optional<TestbedConfig>> testbed_slots(const Config& config, co
   ConfigSection root(config.root(), config.file(), "");
   if (!root.has("slots")) {
     if (parallel > 1) {
-      throw InputError(fmt::format("--parallel {}: {} lists no [[slots]]; a real testbed runs one search at a time "
-                                   "unless the config gives each slot its own hosts",
-                                   parallel, config.file()));
+      throw InputError(
+          fmt::format("--parallel {}: {} lists no [[slots]]; a real testbed runs one search at a time "
+                      "unless the config gives each slot its own hosts",
+                      parallel, config.file()));
     }
     out.push_back(testbed);
     return out;
   }
   std::vector<ConfigSection> slots = root.table_array("slots");
   if (static_cast<std::size_t>(parallel) > slots.size()) {
-    throw InputError(fmt::format("--parallel {}: {} lists only {} [[slots]]", parallel, config.file(), slots.size()));
+    throw InputError(
+        fmt::format("--parallel {}: {} lists only {} [[slots]]", parallel, config.file(), slots.size()));
   }
   std::set<std::string> used;
   auto check_host = [&](ConfigSection& s, const std::string& key, const std::string& name) {
-    bool known = std::any_of(testbed->hosts.begin(), testbed->hosts.end(), [&](const HostConfig& h) { return h.name == name; });
+    bool known = std::any_of(testbed->hosts.begin(), testbed->hosts.end(),
+                             [&](const HostConfig& h) { return h.name == name; });
     if (!known) s.fail(key, fmt::format("no [[hosts]] entry is named '{}'", name));
-    if (!used.insert(name).second) s.fail(key, fmt::format("host '{}' already belongs to another slot", name));
+    if (!used.insert(name).second)
+      s.fail(key, fmt::format("host '{}' already belongs to another slot", name));
   };
   for (std::size_t i = 0; i < static_cast<std::size_t>(parallel); ++i) {
     ConfigSection& s = slots[i];

@@ -20,7 +20,8 @@ namespace wb {
 // testbed itself when there is no [[slots]]); for the simulated one: `parallel` nullopts.
 // InputError (FILE:LINE:KEY) for an unknown host, a host shared by two slots, or --parallel
 // larger than the number of slots.
-std::vector<std::optional<TestbedConfig>> testbed_slots(const Config& config, const std::optional<TestbedConfig>& testbed,
+std::vector<std::optional<TestbedConfig>> testbed_slots(const Config& config,
+                                                        const std::optional<TestbedConfig>& testbed,
                                                         int parallel);
 
 }  // namespace wb

@@ -12,12 +12,14 @@ namespace wb {
 std::optional<TestbedConfig> validate_testbed(const Config& config) {
   if (has_real_testbed(config)) return parse_testbed(config);
   if (!config.sim()) {
-    throw InputError(config.file() + ": no testbed to run: add [sut] and [workload] (a real testbed) or [sim]");
+    throw InputError(config.file() +
+                     ": no testbed to run: add [sut] and [workload] (a real testbed) or [sim]");
   }
   return std::nullopt;
 }
 
-std::unique_ptr<TrialRunner> make_trial_runner(const Config& config, const std::optional<TestbedConfig>& testbed,
+std::unique_ptr<TrialRunner> make_trial_runner(const Config& config,
+                                               const std::optional<TestbedConfig>& testbed,
                                                std::uint64_t seed, bool verbose) {
   if (!testbed) return std::make_unique<sim::SimulatedTestbed>(*config.sim(), seed);
   RealRunnerOptions o;

@@ -15,7 +15,8 @@ std::optional<TestbedConfig> validate_testbed(const Config& config);
 
 // The TrialRunner for a validated config: real hosts when `testbed` is set, else the simulated
 // testbed. `verbose` logs SUT starts and uploads to stderr.
-std::unique_ptr<TrialRunner> make_trial_runner(const Config& config, const std::optional<TestbedConfig>& testbed,
+std::unique_ptr<TrialRunner> make_trial_runner(const Config& config,
+                                               const std::optional<TestbedConfig>& testbed,
                                                std::uint64_t seed, bool verbose);
 
 // The seed a command uses when --seed is not given: [sim] seed, else 1.

@@ -11,17 +11,21 @@ namespace wb {
 
 namespace {
 
-const char* const kTopLevel[] = {"testbed", "hosts", "sut", "workload", "factors", "peak",
-                                 "model",   "sim",   "slots", "probing"};
+const char* const kTopLevel[] = {"testbed", "hosts", "sut", "workload", "factors",
+                                 "peak",    "model", "sim", "slots",    "probing"};
 
 Factor parse_factor(ConfigSection& t, const std::string& name, std::string* default_level) {
   Factor f;
   f.name = name;
   std::string kind = t.string_or("kind", "configuration");
-  if (kind == "workload" || kind == "W") f.kind = FactorKind::kWorkload;
-  else if (kind == "resource" || kind == "R") f.kind = FactorKind::kResource;
-  else if (kind == "configuration" || kind == "C") f.kind = FactorKind::kConfiguration;
-  else t.fail("kind", "must be workload, resource or configuration (W, R, C)");
+  if (kind == "workload" || kind == "W")
+    f.kind = FactorKind::kWorkload;
+  else if (kind == "resource" || kind == "R")
+    f.kind = FactorKind::kResource;
+  else if (kind == "configuration" || kind == "C")
+    f.kind = FactorKind::kConfiguration;
+  else
+    t.fail("kind", "must be workload, resource or configuration (W, R, C)");
   const toml::node* levels = t.raw("levels");
   if (levels == nullptr) t.fail("levels", "required key is missing");
   const toml::array* a = levels->as_array();
@@ -38,14 +42,16 @@ Factor parse_factor(ConfigSection& t, const std::string& name, std::string* defa
       t.fail("levels", "must be all numbers or all strings");
     }
     for (std::size_t i = 0; i + 1 < f.levels.size(); ++i) {
-      if (f.levels[i] == f.levels.back()) t.fail("levels", fmt::format("level '{}' appears twice", f.levels.back()));
+      if (f.levels[i] == f.levels.back())
+        t.fail("levels", fmt::format("level '{}' appears twice", f.levels.back()));
     }
   }
   *default_level = f.levels.front();
   if (t.has("default")) {
     const toml::node* d = t.raw("default");
-    std::string text = d->is_string() ? *d->value<std::string>()
-                       : d->is_number() ? format_number(*d->value<double>()) : std::string();
+    std::string text = d->is_string()   ? *d->value<std::string>()
+                       : d->is_number() ? format_number(*d->value<double>())
+                                        : std::string();
     auto idx = f.find_level(text);
     if (!idx) t.fail("default", fmt::format("'{}' is not one of the levels", text));
     *default_level = f.levels[*idx];
@@ -87,14 +93,16 @@ PeakConfig parse_peak(ConfigSection& p) {
   c.budget_s = p.number_or("budget_s", c.budget_s);
   if (c.budget_s < 0) p.fail("budget_s", "must be 0 (no cap) or positive");
   c.sequential = p.string_or("sequential", c.sequential);
-  if (c.sequential != "bonferroni" && c.sequential != "none") p.fail("sequential", "must be \"bonferroni\" or \"none\"");
+  if (c.sequential != "bonferroni" && c.sequential != "none")
+    p.fail("sequential", "must be \"bonferroni\" or \"none\"");
   c.peak_min_trials = static_cast<int>(p.integer_or("peak_min_trials", c.peak_min_trials));
   if (c.peak_min_trials < c.min_trials) p.fail("peak_min_trials", "must be at least min_trials");
   if (c.peak_min_trials > c.max_trials) p.fail("peak_min_trials", "must not exceed max_trials");
   c.look_growth = p.number_or("look_growth", c.look_growth);
   if (!(c.look_growth > 1)) p.fail("look_growth", "must be greater than 1");
   c.min_throughput_ratio = p.number_or("min_throughput_ratio", c.min_throughput_ratio);
-  if (!(c.min_throughput_ratio > 0 && c.min_throughput_ratio <= 1)) p.fail("min_throughput_ratio", "must be in (0, 1]");
+  if (!(c.min_throughput_ratio > 0 && c.min_throughput_ratio <= 1))
+    p.fail("min_throughput_ratio", "must be in (0, 1]");
   c.max_error_ratio = p.number_or("max_error_ratio", c.max_error_ratio);
   if (!(c.max_error_ratio >= 0 && c.max_error_ratio < 1)) p.fail("max_error_ratio", "must be in [0, 1)");
   c.linear_step = p.number_or("linear_step", c.linear_step);
@@ -102,13 +110,16 @@ PeakConfig parse_peak(ConfigSection& p) {
   c.strawman_runlength_s = p.number_or("strawman_runlength_s", c.strawman_runlength_s);
   if (!(c.strawman_runlength_s > 0)) p.fail("strawman_runlength_s", "must be positive");
   c.strawman_trials = static_cast<int>(p.integer_or("strawman_trials", c.strawman_trials));
-  if (c.strawman_trials < 2) p.fail("strawman_trials", "must be at least 2 (a confidence interval needs two trials)");
+  if (c.strawman_trials < 2)
+    p.fail("strawman_trials", "must be at least 2 (a confidence interval needs two trials)");
   c.runlength = p.string_or("runlength", c.runlength);
-  if (c.runlength != "fixed" && c.runlength != "adaptive") p.fail("runlength", "must be \"fixed\" or \"adaptive\"");
+  if (c.runlength != "fixed" && c.runlength != "adaptive")
+    p.fail("runlength", "must be \"fixed\" or \"adaptive\"");
   c.min_runlength_s = p.number_or("min_runlength_s", c.min_runlength_s);
   if (!(c.min_runlength_s > 0)) p.fail("min_runlength_s", "must be positive");
   c.max_runlength_s = p.number_or("max_runlength_s", c.max_runlength_s);
-  if (!(c.max_runlength_s >= c.min_runlength_s)) p.fail("max_runlength_s", "must be at least min_runlength_s");
+  if (!(c.max_runlength_s >= c.min_runlength_s))
+    p.fail("max_runlength_s", "must be at least min_runlength_s");
   c.seed_step = p.number_or("seed_step", c.seed_step);
   if (!(c.seed_step > 1)) p.fail("seed_step", "must be greater than 1");
   p.finish();

@@ -17,18 +17,18 @@ class ConfigSection;
 
 // The peak-rate region and the limits of one search, from [peak] [003 §3.3, Table 2].
 struct PeakConfig {
-  double r_sat_ms = 0;       // R_sat: saturated when mean response time exceeds it (required)
-  double width = 0;          // s: the region is [R_sat(1-s), R_sat(1+s)] (required)
+  double r_sat_ms = 0;               // R_sat: saturated when mean response time exceeds it (required)
+  double width = 0;                  // s: the region is [R_sat(1-s), R_sat(1+s)] (required)
   std::optional<double> percentile;  // P_sat, e.g. 0.95 (optional percentile limit)
   double l_sat_ms = 0;               // L_sat for the percentile limit
   Target target;                     // default target when --target is not given
   std::string policy = "binsearch";
-  double start_rate = 50;            // first test load, requests/s [003 Alg. 3]
-  double runlength_s = 60;           // r per trial
-  int min_trials = 2;                // per load (>= 2: a CI needs two)
-  int max_trials = 30;               // per load, then the load is given up as "budget"
-  int max_loads = 40;                // test loads per search
-  double budget_s = 0;               // total cost cap per search, 0 = none
+  double start_rate = 50;   // first test load, requests/s [003 Alg. 3]
+  double runlength_s = 60;  // r per trial
+  int min_trials = 2;       // per load (>= 2: a CI needs two)
+  int max_trials = 30;      // per load, then the load is given up as "budget"
+  int max_loads = 40;       // test loads per search
+  double budget_s = 0;      // total cost cap per search, 0 = none
   // How the accuracy test that ends a search is protected against optional stopping:
   // "bonferroni" (default): looks only at trial counts growing by `look_growth`, from
   // `peak_min_trials`, each look at confidence 1-(1-c)/K for the K looks that fit in max_trials;
@@ -36,23 +36,23 @@ struct PeakConfig {
   std::string sequential = "bonferroni";
   int peak_min_trials = 3;
   double look_growth = 1.5;
-  double min_throughput_ratio = 0.99; // achieved/offered below this => saturated
-  double max_error_ratio = 0.01;      // errors/sent above this => saturated
+  double min_throughput_ratio = 0.99;  // achieved/offered below this => saturated
+  double max_error_ratio = 0.01;       // errors/sent above this => saturated
   // Load pickers and runlength [003 §3.1-3.7] (policies/).
-  double linear_step = 10;           // linear/strawman increment, requests/s [003 §3.5]
-  double strawman_runlength_s = 300; // strawman: fixed r [003 §3.1]
-  int strawman_trials = 10;          // strawman: fixed t per load [003 §3.1]
-  std::string runlength = "fixed";   // "fixed" (runlength_s) or "adaptive" (policies/runlength.hpp)
-  double min_runlength_s = 5;        // adaptive runlength bounds
+  double linear_step = 10;            // linear/strawman increment, requests/s [003 §3.5]
+  double strawman_runlength_s = 300;  // strawman: fixed r [003 §3.1]
+  int strawman_trials = 10;           // strawman: fixed t per load [003 §3.1]
+  std::string runlength = "fixed";    // "fixed" (runlength_s) or "adaptive" (policies/runlength.hpp)
+  double min_runlength_s = 5;         // adaptive runlength bounds
   double max_runlength_s = 600;
-  double seed_step = 1.25;           // first step factor of a seeded search (model-safe)
+  double seed_step = 1.25;  // first step factor of a seeded search (model-safe)
 };
 
 // The simulated testbed, from [sim].
 struct SimConfig {
   QueueNetwork network;
-  double warmup_s = 10;      // virtual warm-up excluded from each trial's measurement
-  double overhead_s = 0;     // per-trial overhead added to cost (restart, settle)
+  double warmup_s = 10;   // virtual warm-up excluded from each trial's measurement
+  double overhead_s = 0;  // per-trial overhead added to cost (restart, settle)
   std::uint64_t seed = 1;
 };
 

@@ -118,7 +118,8 @@ std::vector<ConfigSection> ConfigSection::table_array(const std::string& key) {
   std::vector<ConfigSection> out;
   if (n == nullptr) return out;
   const toml::array* a = n->as_array();
-  if (a == nullptr) fail(key, "must be an array of tables ([[" + (path_.empty() ? key : path_ + "." + key) + "]])");
+  if (a == nullptr)
+    fail(key, "must be an array of tables ([[" + (path_.empty() ? key : path_ + "." + key) + "]])");
   std::size_t i = 0;
   for (const auto& e : *a) {
     const toml::table* t = e.as_table();
@@ -139,8 +140,8 @@ void ConfigSection::finish() const {
   for (const auto& [k, v] : *table_) {
     std::string key(k.str());
     if (read_.count(key) == 0) {
-      throw InputError(fmt::format("{}:{}:{}: unknown key", file_, line_of(&v),
-                                   path_.empty() ? key : path_ + "." + key));
+      throw InputError(
+          fmt::format("{}:{}:{}: unknown key", file_, line_of(&v), path_.empty() ? key : path_ + "." + key));
     }
   }
 }

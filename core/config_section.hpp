@@ -43,7 +43,7 @@ class ConfigSection {
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
   [[noreturn]] void fail_here(const std::string& what) const;  // about the table itself
-  std::string where(const std::string& key) const;              // "FILE:LINE:path.key"
+  std::string where(const std::string& key) const;             // "FILE:LINE:path.key"
   const std::string& file() const { return file_; }
   const std::string& path() const { return path_; }
 

@@ -4,8 +4,6 @@
 
 namespace wb {
 
-void throw_errno(const std::string& what, int err) {
-  throw Error(what + ": " + std::strerror(err));
-}
+void throw_errno(const std::string& what, int err) { throw Error(what + ": " + std::strerror(err)); }
 
 }  // namespace wb

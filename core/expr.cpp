@@ -58,17 +58,23 @@ class Parser {
   NodePtr expr() {
     NodePtr l = term();
     for (;;) {
-      if (eat('+')) l = make(Expr::Node::kAdd, {l, term()});
-      else if (eat('-')) l = make(Expr::Node::kSub, {l, term()});
-      else return l;
+      if (eat('+'))
+        l = make(Expr::Node::kAdd, {l, term()});
+      else if (eat('-'))
+        l = make(Expr::Node::kSub, {l, term()});
+      else
+        return l;
     }
   }
   NodePtr term() {
     NodePtr l = unary();
     for (;;) {
-      if (eat('*')) l = make(Expr::Node::kMul, {l, unary()});
-      else if (eat('/')) l = make(Expr::Node::kDiv, {l, unary()});
-      else return l;
+      if (eat('*'))
+        l = make(Expr::Node::kMul, {l, unary()});
+      else if (eat('/'))
+        l = make(Expr::Node::kDiv, {l, unary()});
+      else
+        return l;
     }
   }
   NodePtr unary() {
@@ -86,7 +92,9 @@ class Parser {
     }
     if (eat('{')) {
       std::size_t start = i_;
-      while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_' || s_[i_] == '-')) ++i_;
+      while (i_ < s_.size() &&
+             (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_' || s_[i_] == '-'))
+        ++i_;
       std::string name = s_.substr(start, i_ - start);
       if (name.empty() || !eat('}')) fail("expected {factor_name}");
       if (std::find(factors_->begin(), factors_->end(), name) == factors_->end()) factors_->push_back(name);
@@ -110,8 +118,10 @@ class Parser {
       while (i_ < s_.size() && std::isalpha(static_cast<unsigned char>(s_[i_]))) ++i_;
       std::string fn = s_.substr(start, i_ - start);
       Expr::Node::Kind k;
-      if (fn == "min") k = Expr::Node::kMin;
-      else if (fn == "max") k = Expr::Node::kMax;
+      if (fn == "min")
+        k = Expr::Node::kMin;
+      else if (fn == "max")
+        k = Expr::Node::kMax;
       else {
         i_ = start;
         fail("unknown name '" + fn + "' (factors are written {name}; functions: min, max)");

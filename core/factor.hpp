@@ -16,8 +16,8 @@ struct Factor {
   std::string name;
   FactorKind kind = FactorKind::kConfiguration;
   bool numeric = true;
-  std::vector<std::string> levels;      // canonical text of every level, in declared order
-  std::vector<double> numeric_levels;   // same order; empty for categorical factors
+  std::vector<std::string> levels;     // canonical text of every level, in declared order
+  std::vector<double> numeric_levels;  // same order; empty for categorical factors
 
   // Index of `value` among the levels, or nullopt. Numeric values compare by number
   // ("2" matches "2.0").

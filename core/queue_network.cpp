@@ -54,7 +54,8 @@ Expr parse_expr(ConfigSection& s, const std::string& key, const std::string& tex
 }
 
 // [model.attributes.FACTOR] NAME = { LEVEL = number, ... }
-void parse_attributes(ConfigSection& section, const std::vector<std::string>& factor_names, QueueNetwork* net) {
+void parse_attributes(ConfigSection& section, const std::vector<std::string>& factor_names,
+                      QueueNetwork* net) {
   auto attrs = section.table("attributes");
   if (!attrs) return;
   if (section.path() != "model") {
@@ -150,27 +151,37 @@ QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<std::
       if (c.demand_ms.is_constant() && !(c.demand_ms.eval(Sample()) > 0)) {
         t.fail("service_ms", "must be a positive time in ms");
       }
-      Expr visits = parse_expr(t, "visits", t.optional_number_or_string("visits").value_or("1"), factor_names);
+      Expr visits =
+          parse_expr(t, "visits", t.optional_number_or_string("visits").value_or("1"), factor_names);
       if (visits.is_constant()) {
         c.visits = visits.eval(Sample());
-        if (!(c.visits > 0)) t.fail("visits", "must be positive (a center nobody visits does not belong in the network)");
+        if (!(c.visits > 0))
+          t.fail("visits", "must be positive (a center nobody visits does not belong in the network)");
       } else if (section.path() != "model") {
         t.fail("visits", "must be a number here (visits as an expression are read by [model] only)");
       } else {
         c.visits_expr = visits;
       }
       std::string dist = t.string_or("distribution", "exponential");
-      if (dist == "exponential") c.distribution = ServiceDistribution::kExponential;
-      else if (dist == "lognormal") c.distribution = ServiceDistribution::kLognormal;
-      else if (dist == "deterministic") c.distribution = ServiceDistribution::kDeterministic;
-      else t.fail("distribution", "must be exponential, lognormal or deterministic");
+      if (dist == "exponential")
+        c.distribution = ServiceDistribution::kExponential;
+      else if (dist == "lognormal")
+        c.distribution = ServiceDistribution::kLognormal;
+      else if (dist == "deterministic")
+        c.distribution = ServiceDistribution::kDeterministic;
+      else
+        t.fail("distribution", "must be exponential, lognormal or deterministic");
       c.cv = t.number_or("cv", 1.0);
       if (!(c.cv > 0)) t.fail("cv", "must be positive");
       std::string disc = t.string_or("discipline", "fcfs");
-      if (disc == "fcfs") c.discipline = Discipline::kFcfs;
-      else if (disc == "ps") c.discipline = Discipline::kPs;
-      else if (disc == "delay") c.discipline = Discipline::kDelay;
-      else t.fail("discipline", "must be fcfs, ps or delay");
+      if (disc == "fcfs")
+        c.discipline = Discipline::kFcfs;
+      else if (disc == "ps")
+        c.discipline = Discipline::kPs;
+      else if (disc == "delay")
+        c.discipline = Discipline::kDelay;
+      else
+        t.fail("discipline", "must be fcfs, ps or delay");
       c.within = t.string_or("within", "");
       if (!c.within.empty()) {
         const ServiceCenter* p = net.find(c.within);
@@ -184,7 +195,8 @@ QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<std::
   }
   for (const auto& c : net.centers) {
     if (!c.pool) continue;
-    bool used = std::any_of(net.centers.begin(), net.centers.end(), [&](const ServiceCenter& o) { return o.within == c.name; });
+    bool used = std::any_of(net.centers.begin(), net.centers.end(),
+                            [&](const ServiceCenter& o) { return o.within == c.name; });
     if (!used) section.fail("center", fmt::format("pool '{}' has no center declared within it", c.name));
   }
   return net;

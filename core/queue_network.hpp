@@ -26,16 +26,16 @@ const char* to_string(Discipline d);
 struct ServiceCenter {
   std::string name;
   bool pool = false;
-  Expr servers = Expr::constant(1);  // number of servers, an expression of factors
-  Expr demand_ms = Expr::constant(0); // mean service time per visit, ms (not for pools)
-  double visits = 1;                 // mean visits per request
+  Expr servers = Expr::constant(1);    // number of servers, an expression of factors
+  Expr demand_ms = Expr::constant(0);  // mean service time per visit, ms (not for pools)
+  double visits = 1;                   // mean visits per request
   // [model] only: visits given as an expression of factors and workload attributes
   // ("{disk_visits}"); QueueNetwork::resolved() evaluates it into `visits` for one sample.
   std::optional<Expr> visits_expr;
   ServiceDistribution distribution = ServiceDistribution::kExponential;
-  double cv = 1;                     // coefficient of variation, for lognormal
+  double cv = 1;  // coefficient of variation, for lognormal
   Discipline discipline = Discipline::kFcfs;
-  std::string within;                // name of the pool held while visiting this center, or ""
+  std::string within;  // name of the pool held while visiting this center, or ""
 };
 
 // [model] only: a number per level of a categorical (workload) factor, usable in the network's
@@ -43,10 +43,10 @@ struct ServiceCenter {
 //   [model.attributes.mix]
 //   disk_visits = { db_tp = 1.0, web = 0.9 }
 struct WorkloadAttribute {
-  std::string factor;                    // the categorical factor whose level selects the value
-  std::string name;                      // usable as {name}; never a factor's name
+  std::string factor;  // the categorical factor whose level selects the value
+  std::string name;    // usable as {name}; never a factor's name
   std::map<std::string, double> by_level;
-  std::string where;                     // "FILE:LINE:model.attributes.FACTOR.NAME", for errors
+  std::string where;  // "FILE:LINE:model.attributes.FACTOR.NAME", for errors
 };
 
 // An open queue network: the shared description behind the expectation model ([model]) and the

@@ -65,7 +65,8 @@ Sample parse_sample(const std::string& text, const std::vector<Factor>& factors,
     if (!idx) {
       std::string lv;
       for (const auto& l : f->levels) lv += (lv.empty() ? "" : ", ") + l;
-      throw InputError(fmt::format("--set: '{}' is not a level of factor '{}' (levels: {})", value, name, lv));
+      throw InputError(
+          fmt::format("--set: '{}' is not a level of factor '{}' (levels: {})", value, name, lv));
     }
     s.set(name, f->levels[*idx]);
   }

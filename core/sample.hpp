@@ -16,7 +16,7 @@ class Sample {
   void set(const std::string& factor, std::string value) { values_[factor] = std::move(value); }
   bool has(const std::string& factor) const { return values_.count(factor) != 0; }
   const std::string& value(const std::string& factor) const;  // throws Error if absent
-  double numeric(const std::string& factor) const;             // throws Error if absent or not a number
+  double numeric(const std::string& factor) const;            // throws Error if absent or not a number
   const std::map<std::string, std::string>& values() const { return values_; }
 
   // "disks=2,threads=16": the canonical key under which the store keeps this sample.

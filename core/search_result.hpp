@@ -21,8 +21,8 @@ struct TestLoad {
   double rate = 0;
   double runlength_s = 0;
   std::vector<TrialResult> trials;
-  MeanInterval ci;          // of the trials' mean response times, at the target confidence
-  bool saturated = false;   // some trial counted as saturated whatever its response time
+  MeanInterval ci;         // of the trials' mean response times, at the target confidence
+  bool saturated = false;  // some trial counted as saturated whatever its response time
   Verdict verdict = Verdict::kInvalid;
 };
 
@@ -38,12 +38,12 @@ const char* to_string(SearchStatus s);
 // The outcome of one peak search [003 Alg. 2].
 struct SearchResult {
   SearchStatus status = SearchStatus::kNotFound;
-  double peak_rate = 0;         // λ*, when found
-  MeanInterval response;        // mean response time CI at λ* (at confidence c)
+  double peak_rate = 0;   // λ*, when found
+  MeanInterval response;  // mean response time CI at λ* (at confidence c)
   std::vector<TestLoad> loads;
   int trials = 0;
-  double cost_s = 0;            // sum of trial costs
-  std::string message;          // why, for statuses other than found
+  double cost_s = 0;    // sum of trial costs
+  std::string message;  // why, for statuses other than found
   // The loads the evidence cannot rule out as the peak, when found: inside the bracket (highest
   // load judged below the region, lowest judged above it) and where the curve fitted through λ*'s
   // response CI may reach the region. peak_high is +infinity when nothing bounds it.

@@ -14,12 +14,12 @@ double parse_percent(std::string_view whole, std::string_view part, const char* 
   double v = 0;
   auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
   if (part.empty() || ec != std::errc() || end != part.data() + part.size()) {
-    throw InputError(fmt::format("--target '{}': {} '{}' is not a number (expected C/A in percent, e.g. 95/90)",
-                                 whole, which, part));
+    throw InputError(fmt::format(
+        "--target '{}': {} '{}' is not a number (expected C/A in percent, e.g. 95/90)", whole, which, part));
   }
   if (!(v > 0.0 && v < 100.0)) {
-    throw InputError(fmt::format("--target '{}': {} {} must be greater than 0 and less than 100", whole,
-                                 which, part));
+    throw InputError(
+        fmt::format("--target '{}': {} {} must be greater than 0 and less than 100", whole, which, part));
   }
   return v / 100.0;
 }

@@ -13,10 +13,10 @@ struct TrialResult {
   double runlength_s = 0;    // r (excluding warm-up)
   std::uint64_t sent = 0;
   std::uint64_t completed = 0;
-  std::uint64_t errors = 0;     // failed requests, timeouts included
+  std::uint64_t errors = 0;  // failed requests, timeouts included
   double mean_ms = 0;
   double p50_ms = 0, p90_ms = 0, p95_ms = 0, p99_ms = 0, max_ms = 0;
-  double cost_s = 0;            // benchmarking time this trial cost: warm-up + r + overhead
+  double cost_s = 0;  // benchmarking time this trial cost: warm-up + r + overhead
 };
 
 // A trial that could not run at all (host unreachable, generator crashed) throws Error instead.
@@ -29,7 +29,8 @@ class TrialRunner {
   // Runs one trial of `sample` at offered load `rate` (requests/s) for `runlength_s` seconds of
   // measurement. `trial_index` numbers trials of the same search (0, 1, ...); a simulated runner
   // derives its random stream from it so a search is reproducible.
-  virtual TrialResult run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) = 0;
+  virtual TrialResult run(const Sample& sample, double rate, double runlength_s,
+                          std::uint64_t trial_index) = 0;
 };
 
 }  // namespace wb

@@ -64,7 +64,7 @@ ProgramPaths locate_programs() {
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     fs::path d = self.parent_path();
-    dirs.push_back(d);                     // installed side by side
+    dirs.push_back(d);                       // installed side by side
     dirs.push_back(d / ".." / "workloads");  // the build tree: build/controller/workbench
     dirs.push_back(d / ".." / "sut");
   }
@@ -73,7 +73,8 @@ ProgramPaths locate_programs() {
       fs::path p = d / name;
       if (fs::exists(p)) return fs::canonical(p).string();
     }
-    throw Error(fmt::format("cannot find the {} program next to workbench (set WB_BIN_DIR to its folder)", name));
+    throw Error(
+        fmt::format("cannot find the {} program next to workbench (set WB_BIN_DIR to its folder)", name));
   };
   return ProgramPaths{find("wbload"), find("refserver")};
 }
@@ -116,8 +117,8 @@ RealTrialRunner::Host& RealTrialRunner::host(const std::string& name) {
     const std::string& dir = h->config->workdir;
     CommandResult mk = h->executor->run(CommandSpec{{"mkdir", "-p", dir}, {}, {}, 30s});
     if (!mk.ok()) throw Error(fmt::format("host {}: cannot create {}: {}", name, dir, tail(mk.err)));
-    for (const auto& [prog, local] : std::map<std::string, std::string>{{"refserver", options_.programs.refserver},
-                                                                        {"wbload", options_.programs.wbload}}) {
+    for (const auto& [prog, local] : std::map<std::string, std::string>{
+             {"refserver", options_.programs.refserver}, {"wbload", options_.programs.wbload}}) {
       std::string remote = fmt::format("{}/{}", dir, prog);
       if (ensure_binary(*h->executor, local, remote) && options_.log) {
         options_.log(fmt::format("uploaded {} to {}:{}", prog, name, remote));
@@ -196,8 +197,8 @@ void RealTrialRunner::wait_ready(Host& h) {
     while (Clock::now() < deadline) {
       if (tcp_accepts(s.address, s.port)) return;
       if (auto r = sut_->wait(100ms)) {
-        throw Error(fmt::format("SUT on {} exited before it accepted connections (exit {}): {}", h.config->name,
-                                r->exit_status, tail(r->err)));
+        throw Error(fmt::format("SUT on {} exited before it accepted connections (exit {}): {}",
+                                h.config->name, r->exit_status, tail(r->err)));
       }
     }
   }
@@ -207,8 +208,9 @@ void RealTrialRunner::wait_ready(Host& h) {
                           sut_->describe()));
 }
 
-std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sample, double rate, double runlength_s,
-                                                      std::uint64_t trial_index, std::size_t generator_index) {
+std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sample, double rate,
+                                                      double runlength_s, std::uint64_t trial_index,
+                                                      std::size_t generator_index) {
   const WorkloadConfig& w = testbed_.workload;
   auto values = values_for(h, sample);
   auto one = [&](const std::string& t) {
@@ -217,16 +219,26 @@ std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sam
     return words.front();
   };
   std::vector<std::string> argv{h.programs.at("wbload"),
-                                "--protocol", w.protocol,
-                                "--target", one(w.target),
-                                "--rate", fmt::format("{:.6f}", rate),
-                                "--duration", fmt::format("{:g}", runlength_s),
-                                "--warmup", fmt::format("{:g}", w.warmup_s),
-                                "--connections", std::to_string(w.connections),
-                                "--threads", std::to_string(w.threads),
-                                "--arrivals", w.arrivals,
-                                "--timeout", fmt::format("{:g}", w.timeout_s),
-                                "--seed", std::to_string(options_.seed * 1000003 + trial_index * 101 + generator_index),
+                                "--protocol",
+                                w.protocol,
+                                "--target",
+                                one(w.target),
+                                "--rate",
+                                fmt::format("{:.6f}", rate),
+                                "--duration",
+                                fmt::format("{:g}", runlength_s),
+                                "--warmup",
+                                fmt::format("{:g}", w.warmup_s),
+                                "--connections",
+                                std::to_string(w.connections),
+                                "--threads",
+                                std::to_string(w.threads),
+                                "--arrivals",
+                                w.arrivals,
+                                "--timeout",
+                                fmt::format("{:g}", w.timeout_s),
+                                "--seed",
+                                std::to_string(options_.seed * 1000003 + trial_index * 101 + generator_index),
                                 "--json"};
   if (!w.mix.empty()) {
     std::string local = one(w.mix);
@@ -248,7 +260,8 @@ std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sam
   return argv;
 }
 
-TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) {
+TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runlength_s,
+                                 std::uint64_t trial_index) {
   auto started = Clock::now();
   if (testbed_.sut.restart == Restart::kPerTrial || !sut_ || sut_sample_ != sample) start_sut(sample);
 

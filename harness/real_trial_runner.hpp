@@ -25,8 +25,8 @@ ProgramPaths locate_programs();
 
 struct RealRunnerOptions {
   ProgramPaths programs;
-  std::uint64_t seed = 1;                    // wbload --seed base (arrival streams)
-  std::function<bool()> interrupted;         // polled while a trial runs; true => stop, throw Interrupted
+  std::uint64_t seed = 1;                       // wbload --seed base (arrival streams)
+  std::function<bool()> interrupted;            // polled while a trial runs; true => stop, throw Interrupted
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
 

@@ -93,16 +93,20 @@ TestbedConfig parse_testbed(const Config& config) {
     for (const auto& t : s.setup) check_template(*sut, "setup", t, config);
   }
   s.ready = sut->string_or("ready", s.ready);
-  if (s.ready != "line" && s.ready != "tcp") sut->fail("ready", "must be \"line\" (a stdout line starting with ready) or \"tcp\"");
+  if (s.ready != "line" && s.ready != "tcp")
+    sut->fail("ready", "must be \"line\" (a stdout line starting with ready) or \"tcp\"");
   s.ready_timeout_s = sut->number_or("ready_timeout_s", s.ready_timeout_s);
   if (!(s.ready_timeout_s > 0)) sut->fail("ready_timeout_s", "must be positive");
   s.port = static_cast<int>(sut->integer_or("port", s.port));
   if (s.port < 1 || s.port > 65535) sut->fail("port", "must be a TCP port (1-65535)");
   s.address = sut->string_or("address", s.address);
   std::string restart = sut->string_or("restart", "per-sample");
-  if (restart == "per-sample") s.restart = Restart::kPerSample;
-  else if (restart == "per-trial") s.restart = Restart::kPerTrial;
-  else sut->fail("restart", "must be \"per-sample\" or \"per-trial\"");
+  if (restart == "per-sample")
+    s.restart = Restart::kPerSample;
+  else if (restart == "per-trial")
+    s.restart = Restart::kPerTrial;
+  else
+    sut->fail("restart", "must be \"per-sample\" or \"per-trial\"");
   s.settle_s = sut->number_or("settle_s", 0);
   if (s.settle_s < 0) sut->fail("settle_s", "must not be negative");
   sut->finish();
@@ -128,7 +132,8 @@ TestbedConfig parse_testbed(const Config& config) {
   w.threads = static_cast<int>(wl->integer_or("threads", w.threads));
   if (w.threads < 1) wl->fail("threads", "must be at least 1");
   w.arrivals = wl->string_or("arrivals", w.arrivals);
-  if (w.arrivals != "poisson" && w.arrivals != "constant") wl->fail("arrivals", "must be poisson or constant");
+  if (w.arrivals != "poisson" && w.arrivals != "constant")
+    wl->fail("arrivals", "must be poisson or constant");
   w.warmup_s = wl->number_or("warmup_s", w.warmup_s);
   if (w.warmup_s < 0) wl->fail("warmup_s", "must not be negative");
   w.timeout_s = wl->number_or("timeout_s", w.timeout_s);

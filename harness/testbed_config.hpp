@@ -11,42 +11,42 @@ namespace wb {
 
 struct HostConfig {
   std::string name;
-  bool local = true;              // no address (or "local"): this machine, no SSH
-  std::string address;            // SSH host name or address
+  bool local = true;    // no address (or "local"): this machine, no SSH
+  std::string address;  // SSH host name or address
   int port = 22;
-  std::string user;               // default: the local user
-  std::string identity;           // private key file; empty: the SSH agent
-  std::string known_hosts;        // default: ~/.ssh/known_hosts
-  bool accept_new = false;        // host_key = "accept-new"; default "strict"
+  std::string user;                        // default: the local user
+  std::string identity;                    // private key file; empty: the SSH agent
+  std::string known_hosts;                 // default: ~/.ssh/known_hosts
+  bool accept_new = false;                 // host_key = "accept-new"; default "strict"
   std::string workdir = "/tmp/workbench";  // where wbload/refserver are uploaded (SSH hosts)
 };
 
 enum class Restart { kPerSample, kPerTrial };
 
 struct SutConfig {
-  std::string host;                 // a [[hosts]] name
-  std::string start;                // command template: {refserver}, {port}, factor names, ...
-  std::vector<std::string> setup;   // command templates run (to completion) before each start
-  std::string ready = "line";       // "line": a stdout line starting with "ready"; "tcp": port accepts
+  std::string host;                // a [[hosts]] name
+  std::string start;               // command template: {refserver}, {port}, factor names, ...
+  std::vector<std::string> setup;  // command templates run (to completion) before each start
+  std::string ready = "line";      // "line": a stdout line starting with "ready"; "tcp": port accepts
   double ready_timeout_s = 15;
   int port = 7400;
   std::string address = "127.0.0.1";  // where generators reach the SUT ({sut_address})
   Restart restart = Restart::kPerSample;
-  double settle_s = 0;              // pause after ready, before the first trial
+  double settle_s = 0;  // pause after ready, before the first trial
 };
 
 struct WorkloadConfig {
-  std::vector<std::string> hosts;   // generator hosts; λ is split evenly across them
+  std::vector<std::string> hosts;  // generator hosts; λ is split evenly across them
   std::string protocol = "rpc";
   std::string target = "{sut_address}:{port}";  // template
-  std::string mix;                  // template of a mix file path (may use factors, {source})
+  std::string mix;                              // template of a mix file path (may use factors, {source})
   int connections = 16;
   int threads = 1;
   std::string arrivals = "poisson";
   double warmup_s = 2;
-  double timeout_s = 5;             // per-request timeout
-  std::vector<std::string> args;    // extra wbload arguments (templates)
-  double overhead_s = 0;            // extra cost per trial beyond what is measured
+  double timeout_s = 5;           // per-request timeout
+  std::vector<std::string> args;  // extra wbload arguments (templates)
+  double overhead_s = 0;          // extra cost per trial beyond what is measured
 };
 
 struct TestbedConfig {

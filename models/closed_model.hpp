@@ -29,12 +29,12 @@ struct ClosedCenterResult {
 };
 
 struct ClosedResult {
-  int population = 0;    // N
-  double throughput = 0; // X (cycles per unit time)
-  double response = 0;   // R = Σ R_k, excluding think time; N = X·(R + Z)
+  int population = 0;                       // N
+  double throughput = 0;                    // X (cycles per unit time)
+  double response = 0;                      // R = Σ R_k, excluding think time; N = X·(R + Z)
   std::vector<ClosedCenterResult> centers;  // in the order given
-  int iterations = 0;    // iterative solvers: updates performed; 0 for exact ones
-  bool converged = true; // iterative solvers: tolerance met within the iteration limit
+  int iterations = 0;                       // iterative solvers: updates performed; 0 for exact ones
+  bool converged = true;                    // iterative solvers: tolerance met within the iteration limit
 };
 
 // Throws wb::Error if a demand is negative or not finite, servers < 1, or think time < 0.

@@ -116,7 +116,9 @@ ClosedResult solve_convolution(const std::vector<ClosedCenter>& centers, int pop
     c.queue_length = curve.queue[k][static_cast<std::size_t>(population)];
     // Little's law per center; with no customers report the bare demand.
     c.residence = r.throughput > 0 ? c.queue_length / r.throughput : centers[k].demand;
-    c.utilization = centers[k].kind == ClosedCenterKind::kDelay ? 0 : r.throughput * centers[k].demand / centers[k].servers;
+    c.utilization = centers[k].kind == ClosedCenterKind::kDelay
+                        ? 0
+                        : r.throughput * centers[k].demand / centers[k].servers;
     r.response += c.residence;
     r.centers.push_back(std::move(c));
   }

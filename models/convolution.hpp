@@ -16,8 +16,8 @@ namespace wb {
 
 // Throughput and queue lengths of a closed network for every population 0..N.
 struct PopulationCurve {
-  std::vector<double> throughput;           // X(n), n = 0..N (X(0) = 0)
-  std::vector<std::vector<double>> queue;   // queue[k][n] = Q_k(n), mean customers at center k
+  std::vector<double> throughput;          // X(n), n = 0..N (X(0) = 0)
+  std::vector<std::vector<double>> queue;  // queue[k][n] = Q_k(n), mean customers at center k
 };
 
 // No think stage: every customer is always at one of the centers.

@@ -18,7 +18,8 @@ void check_servers(int servers) {
 }
 
 void check_non_negative(const char* what, double v) {
-  if (!(v >= 0) || !std::isfinite(v)) throw Error(fmt::format("queueing formula: {} = {} (need a finite value >= 0)", what, v));
+  if (!(v >= 0) || !std::isfinite(v))
+    throw Error(fmt::format("queueing formula: {} = {} (need a finite value >= 0)", what, v));
 }
 
 }  // namespace

@@ -20,13 +20,13 @@ double erlang_c(int servers, double offered);
 // Steady-state means of an M/M/c FCFS queue (also the means of M/M/c processor sharing where each
 // of n jobs is served at min(1, c/n): the number in system follows the same birth-death chain).
 struct MmcResult {
-  bool stable = false;        // utilization < 1; otherwise the waits below are +infinity
-  double utilization = 0;     // ρ = λS/c, per server
-  double p_wait = 0;          // Erlang C
-  double wait = 0;            // mean time in queue, W_q
-  double response = 0;        // W_q + S
-  double queue_length = 0;    // mean number waiting, L_q = λ·W_q
-  double in_system = 0;       // L = λ·(W_q + S)
+  bool stable = false;      // utilization < 1; otherwise the waits below are +infinity
+  double utilization = 0;   // ρ = λS/c, per server
+  double p_wait = 0;        // Erlang C
+  double wait = 0;          // mean time in queue, W_q
+  double response = 0;      // W_q + S
+  double queue_length = 0;  // mean number waiting, L_q = λ·W_q
+  double in_system = 0;     // L = λ·(W_q + S)
 };
 MmcResult mmc(int servers, double arrival_rate, double service_time);
 

@@ -12,9 +12,12 @@ namespace wb {
 void check_closed_model(const std::vector<ClosedCenter>& centers, double think_time) {
   for (const auto& c : centers) {
     if (!(c.demand >= 0) || !std::isfinite(c.demand)) {
-      throw Error(fmt::format("closed model: center '{}' has demand {} (need a finite value >= 0)", c.name, c.demand));
+      throw Error(fmt::format("closed model: center '{}' has demand {} (need a finite value >= 0)", c.name,
+                              c.demand));
     }
-    if (c.servers < 1) throw Error(fmt::format("closed model: center '{}' has {} servers (need at least 1)", c.name, c.servers));
+    if (c.servers < 1)
+      throw Error(
+          fmt::format("closed model: center '{}' has {} servers (need at least 1)", c.name, c.servers));
   }
   if (!(think_time >= 0) || !std::isfinite(think_time)) {
     throw Error(fmt::format("closed model: think time {} (need a finite value >= 0)", think_time));
@@ -47,7 +50,8 @@ std::vector<Split> split(const std::vector<ClosedCenter>& centers) {
 // One MVA step: given the queue lengths seen by an arriving customer (of the queueing parts),
 // residence times, throughput at population n, and the new queue lengths of the queueing parts.
 ClosedResult step(const std::vector<ClosedCenter>& centers, const std::vector<Split>& parts,
-                  const std::vector<double>& seen, int n, double think_time, std::vector<double>* queue_part) {
+                  const std::vector<double>& seen, int n, double think_time,
+                  std::vector<double>* queue_part) {
   ClosedResult r;
   r.population = n;
   std::vector<double> queue_residence(centers.size());
@@ -64,7 +68,9 @@ ClosedResult step(const std::vector<ClosedCenter>& centers, const std::vector<Sp
   for (std::size_t k = 0; k < centers.size(); ++k) {
     auto& c = r.centers[k];
     c.queue_length = r.throughput * c.residence;
-    c.utilization = centers[k].kind == ClosedCenterKind::kDelay ? 0 : r.throughput * centers[k].demand / centers[k].servers;
+    c.utilization = centers[k].kind == ClosedCenterKind::kDelay
+                        ? 0
+                        : r.throughput * centers[k].demand / centers[k].servers;
     (*queue_part)[k] = r.throughput * queue_residence[k];
   }
   return r;
@@ -85,7 +91,8 @@ ClosedResult empty_result(const std::vector<ClosedCenter>& centers) {
 
 }  // namespace
 
-std::vector<ClosedResult> mva_exact_all(const std::vector<ClosedCenter>& centers, int population, double think_time) {
+std::vector<ClosedResult> mva_exact_all(const std::vector<ClosedCenter>& centers, int population,
+                                        double think_time) {
   check_closed_model(centers, think_time);
   check_population(population);
   auto parts = split(centers);
@@ -115,7 +122,8 @@ ClosedResult mva_schweitzer(const std::vector<ClosedCenter>& centers, int popula
   check_population(population);
   if (population == 0) return empty_result(centers);
   auto parts = split(centers);
-  std::size_t queueing = static_cast<std::size_t>(std::count_if(parts.begin(), parts.end(), [](const Split& s) { return s.queues; }));
+  std::size_t queueing = static_cast<std::size_t>(
+      std::count_if(parts.begin(), parts.end(), [](const Split& s) { return s.queues; }));
   std::vector<double> queue(centers.size(), 0.0), next(centers.size(), 0.0), seen(centers.size(), 0.0);
   if (options.initial_queue.empty()) {
     for (std::size_t k = 0; k < centers.size(); ++k) {

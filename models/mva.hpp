@@ -17,7 +17,8 @@
 namespace wb {
 
 // Exact MVA recursion for every population n = 1..N; element n-1 holds population n.
-std::vector<ClosedResult> mva_exact_all(const std::vector<ClosedCenter>& centers, int population, double think_time);
+std::vector<ClosedResult> mva_exact_all(const std::vector<ClosedCenter>& centers, int population,
+                                        double think_time);
 // Exact MVA at population N only (N = 0 gives the empty network).
 ClosedResult mva_exact(const std::vector<ClosedCenter>& centers, int population, double think_time);
 

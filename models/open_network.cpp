@@ -32,8 +32,9 @@ int whole_servers(const ServiceCenter& c, const Sample& sample) {
   double v = c.servers.eval(sample);
   double r = std::round(v);
   if (!(v >= 1) || std::abs(v - r) > 1e-9 || r > static_cast<double>(std::numeric_limits<int>::max())) {
-    throw InputError(fmt::format("model center '{}': servers '{}' is {} for sample {} (need a whole number >= 1)",
-                                 c.name, c.servers.text(), v, sample.key()));
+    throw InputError(
+        fmt::format("model center '{}': servers '{}' is {} for sample {} (need a whole number >= 1)", c.name,
+                    c.servers.text(), v, sample.key()));
   }
   return static_cast<int>(r);
 }
@@ -56,8 +57,9 @@ std::vector<Evaluated> evaluate(const QueueNetwork& net, const Sample& sample) {
     if (!c.pool) {
       e.per_visit_ms = c.demand_ms.eval(sample);
       if (!(e.per_visit_ms > 0) || !std::isfinite(e.per_visit_ms)) {
-        throw InputError(fmt::format("model center '{}': service_ms '{}' is {} for sample {} (need a positive time)",
-                                     c.name, c.demand_ms.text(), e.per_visit_ms, sample.key()));
+        throw InputError(
+            fmt::format("model center '{}': service_ms '{}' is {} for sample {} (need a positive time)",
+                        c.name, c.demand_ms.text(), e.per_visit_ms, sample.key()));
       }
       e.demand_ms = c.visits * e.per_visit_ms;
       e.scv = service_scv(c);
@@ -118,7 +120,8 @@ PoolModel pool_model(const std::vector<Evaluated>& centers, const Pool& p) {
 // flow-equivalent server with its variability correction (see models/pool_model.hpp). The QBD
 // takes service times as exponential; other distributions scale its token wait by the same
 // Allen–Cunneen-style term as the FES, on the difference they make to the holding time's variance.
-PoolModel::State pool_state(const std::vector<Evaluated>& centers, const Pool& p, const PoolModel& model, double per_ms) {
+PoolModel::State pool_state(const std::vector<Evaluated>& centers, const Pool& p, const PoolModel& model,
+                            double per_ms) {
   if (per_ms <= 0 || per_ms >= model.capacity()) return model.at(per_ms);
   std::vector<PoolStation> stations;
   double mean = 0, extra_var = 0;
@@ -158,7 +161,8 @@ void solve_station(const Evaluated& e, double lambda_per_ms, CenterResult* out) 
 }  // namespace
 
 OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lambda) {
-  if (!(lambda >= 0) || !std::isfinite(lambda)) throw Error(fmt::format("open network: rate {} (need a finite value >= 0)", lambda));
+  if (!(lambda >= 0) || !std::isfinite(lambda))
+    throw Error(fmt::format("open network: rate {} (need a finite value >= 0)", lambda));
   auto centers = evaluate(net, sample);
   double per_ms = lambda / 1000.0;
   OpenResult r;

@@ -28,20 +28,20 @@ namespace wb {
 struct CenterResult {
   std::string name;
   bool pool = false;
-  int servers = 1;          // servers, or tokens for a pool
-  double demand_ms = 0;     // per request: visits × per-visit demand; a pool: the sum over its
-                            // inner centers (the token holding time at light load)
-  double utilization = 0;   // busy fraction per server (pool: mean tokens held / tokens); 0 for delay
-  double response_ms = 0;   // per request, queueing included; a pool: the wait for a token only
-                            // (its inner centers report their own times). +inf when saturated
+  int servers = 1;         // servers, or tokens for a pool
+  double demand_ms = 0;    // per request: visits × per-visit demand; a pool: the sum over its
+                           // inner centers (the token holding time at light load)
+  double utilization = 0;  // busy fraction per server (pool: mean tokens held / tokens); 0 for delay
+  double response_ms = 0;  // per request, queueing included; a pool: the wait for a token only
+                           // (its inner centers report their own times). +inf when saturated
 };
 
 struct OpenResult {
-  double lambda = 0;        // offered rate, requests/s
-  bool stable = false;      // every center below saturation
+  double lambda = 0;                  // offered rate, requests/s
+  bool stable = false;                // every center below saturation
   std::vector<CenterResult> centers;  // in declaration order
-  double response_ms = 0;   // R(λ) = Σ centers' response_ms; +inf when not stable
-  std::string bottleneck;   // the center with the highest utilization
+  double response_ms = 0;             // R(λ) = Σ centers' response_ms; +inf when not stable
+  std::string bottleneck;             // the center with the highest utilization
 };
 
 OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lambda);

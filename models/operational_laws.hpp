@@ -16,12 +16,12 @@
 namespace wb {
 
 struct BottleneckBounds {
-  double total_demand = 0;   // D = Σ_k D_k (the response time of a lone customer)
-  double max_demand = 0;     // D_max = max_k D_k/c_k over queueing centers (0 if there are none)
-  std::string bottleneck;    // the center with D_max ("" if none)
-  double think_time = 0;     // Z
-  double max_throughput = 0; // 1/D_max (+infinity if D_max = 0): the open-loop peak [000 §3.3]
-  double knee = 0;           // N* = (D + Z)/D_max: customers needed to saturate the bottleneck [001 §III-C]
+  double total_demand = 0;    // D = Σ_k D_k (the response time of a lone customer)
+  double max_demand = 0;      // D_max = max_k D_k/c_k over queueing centers (0 if there are none)
+  std::string bottleneck;     // the center with D_max ("" if none)
+  double think_time = 0;      // Z
+  double max_throughput = 0;  // 1/D_max (+infinity if D_max = 0): the open-loop peak [000 §3.3]
+  double knee = 0;            // N* = (D + Z)/D_max: customers needed to saturate the bottleneck [001 §III-C]
 };
 
 BottleneckBounds bottleneck_bounds(const std::vector<ClosedCenter>& centers, double think_time);

@@ -57,7 +57,7 @@ PoolModel::State PoolModel::at(double arrival_rate) const {
   std::vector<long double> t(n_p + 1);
   for (std::size_t n = 0; n <= n_p; ++n) t[n] = std::exp(log_t[n] - top);
   long double r = static_cast<long double>(lambda / capacity());
-  long double tail = t[n_p] * r / (1 - r);         // Σ_{n>N_P} π(n), unnormalized
+  long double tail = t[n_p] * r / (1 - r);                     // Σ_{n>N_P} π(n), unnormalized
   long double tail_excess = t[n_p] * r / ((1 - r) * (1 - r));  // Σ_{n>N_P} (n − N_P)·π(n)
   long double norm = tail;
   long double busy = tail * tokens_;

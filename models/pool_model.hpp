@@ -28,11 +28,11 @@
 // network's (requests queue for tokens precisely when the inner stations are in slow states).
 // Against the exact Markov chain (tests/models/pool_model_test.cpp): under 0.1% for a CPU and a
 // disk every request visits, but the token wait ~20% low at 80% load with 4 tokens, 2 disks and
-// 20% of requests skipping the disk — the reason for models/pool_qbd.hpp. It assumes Poisson arrivals, product-form inner centers
-// (exponential FCFS, any PS, delay) visited while the token is held without interleaving outside
-// centers. With non-exponential FCFS service inside the pool (e.g. lognormal disks) the inner
-// network is treated as exponential, which underestimates queueing when c_s > 1 and overestimates
-// it when c_s < 1, most at high utilization.
+// 20% of requests skipping the disk — the reason for models/pool_qbd.hpp. It assumes Poisson arrivals,
+// product-form inner centers (exponential FCFS, any PS, delay) visited while the token is held without
+// interleaving outside centers. With non-exponential FCFS service inside the pool (e.g. lognormal disks) the
+// inner network is treated as exponential, which underestimates queueing when c_s > 1 and overestimates it
+// when c_s < 1, most at high utilization.
 //
 // Role: models/open_network uses the exact QBD of models/pool_qbd.hpp where its phase space is
 // small and this model otherwise; the pool's capacity X(N_P) always comes from here.

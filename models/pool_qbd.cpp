@@ -37,17 +37,18 @@ void place(int left, std::size_t k, std::vector<int>& cur, Level& level) {
 
 std::size_t phases(int n, std::size_t k) {  // C(n + k − 1, k − 1), saturating
   double c = 1;
-  for (std::size_t i = 1; i < k; ++i) c = c * static_cast<double>(n + static_cast<int>(i)) / static_cast<double>(i);
+  for (std::size_t i = 1; i < k; ++i)
+    c = c * static_cast<double>(n + static_cast<int>(i)) / static_cast<double>(i);
   return c > 1e12 ? static_cast<std::size_t>(1e12) : static_cast<std::size_t>(std::llround(c));
 }
 
 // The routing of one request through the stations, as probabilities.
 struct Routing {
-  std::vector<double> enter;      // first station visited (unconditional; may sum below 1)
+  std::vector<double> enter;              // first station visited (unconditional; may sum below 1)
   std::vector<std::vector<double>> next;  // next[k][j]: after a final visit at k, go to j > k
-  std::vector<double> leave;      // after a final visit at k, release the token
-  std::vector<double> final_rate; // per-server completion rate that ends the visits at k
-  double skip = 1;                // probability of visiting no station
+  std::vector<double> leave;              // after a final visit at k, release the token
+  std::vector<double> final_rate;         // per-server completion rate that ends the visits at k
+  double skip = 1;                        // probability of visiting no station
 };
 
 Routing route(const std::vector<PoolStation>& st) {
@@ -108,12 +109,13 @@ Matrix rate_matrix(const Matrix& a0, const Matrix& a1, const Matrix& a2) {
 
 }  // namespace
 
-std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<PoolStation>& stations, double arrival_rate,
-                                               std::size_t max_phases) {
+std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<PoolStation>& stations,
+                                               double arrival_rate, std::size_t max_phases) {
   if (tokens < 1) throw Error(fmt::format("pool QBD: {} tokens (need at least 1)", tokens));
   if (stations.empty()) throw Error("pool QBD: no station within the pool");
   for (const auto& s : stations) {
-    if (!(s.service > 0) || !(s.visits > 0) || s.servers < 0) throw Error("pool QBD: station needs service > 0, visits > 0, servers >= 0");
+    if (!(s.service > 0) || !(s.visits > 0) || s.servers < 0)
+      throw Error("pool QBD: station needs service > 0, visits > 0, servers >= 0");
   }
   if (!(arrival_rate > 0)) throw Error(fmt::format("pool QBD: arrival rate {} (need > 0)", arrival_rate));
   const std::size_t k_n = stations.size();
@@ -126,7 +128,9 @@ std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<Poo
     std::vector<int> cur(k_n, 0);
     place(n, 0, cur, levels[static_cast<std::size_t>(n)]);
   }
-  auto size = [&](int n) { return static_cast<Eigen::Index>(levels[static_cast<std::size_t>(n)].states.size()); };
+  auto size = [&](int n) {
+    return static_cast<Eigen::Index>(levels[static_cast<std::size_t>(n)].states.size());
+  };
 
   // Blocks of the generator: up (arrival takes a token), down (a release with nobody waiting),
   // local (moves between stations), and at full occupancy the release-and-reenter block A2.
@@ -194,16 +198,21 @@ std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<Poo
     // B_n = Up_{n−1}·(−S_n)^{-1}
     b[static_cast<std::size_t>(n)] =
         (-s).transpose().partialPivLu().solve(up[static_cast<std::size_t>(n) - 1].transpose()).transpose();
-    if (n > 1) s = local[static_cast<std::size_t>(n) - 1] + b[static_cast<std::size_t>(n)] * down[static_cast<std::size_t>(n)];
+    if (n > 1)
+      s = local[static_cast<std::size_t>(n) - 1] +
+          b[static_cast<std::size_t>(n)] * down[static_cast<std::size_t>(n)];
   }
   std::vector<Vector> pi(static_cast<std::size_t>(tokens) + 1);
   pi[0] = Vector::Ones(1);
-  for (int n = 1; n <= tokens; ++n) pi[static_cast<std::size_t>(n)] = pi[static_cast<std::size_t>(n) - 1] * b[static_cast<std::size_t>(n)];
+  for (int n = 1; n <= tokens; ++n)
+    pi[static_cast<std::size_t>(n)] = pi[static_cast<std::size_t>(n) - 1] * b[static_cast<std::size_t>(n)];
   Matrix id = Matrix::Identity(m, m);
   // Row vectors x·(I−R)^{-1}: solve (I−R)ᵀ yᵀ = xᵀ.
-  auto times_inverse = [&](const Vector& x) -> Vector { return (id - rmat).transpose().partialPivLu().solve(x.transpose()).transpose(); };
-  Vector tail = times_inverse(pi.back() * rmat);        // Σ_{w≥1} π_{N_P} R^w
-  Vector tail_excess = times_inverse(tail);             // Σ_{w≥1} w·π_{N_P} R^w
+  auto times_inverse = [&](const Vector& x) -> Vector {
+    return (id - rmat).transpose().partialPivLu().solve(x.transpose()).transpose();
+  };
+  Vector tail = times_inverse(pi.back() * rmat);  // Σ_{w≥1} π_{N_P} R^w
+  Vector tail_excess = times_inverse(tail);       // Σ_{w≥1} w·π_{N_P} R^w
   double norm = tail.sum();
   double busy = tail.sum() * tokens;
   std::vector<double> q(k_n, 0.0);

@@ -32,7 +32,7 @@ struct PoolStation {
 // Steady state at arrival rate λ (per ms, all requests, including any that skip the pool).
 // Times per request (averaged over all requests), in ms. Unstable rates give the saturated state
 // of PoolModel::at (the caller checks capacity first).
-std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<PoolStation>& stations, double arrival_rate,
-                                               std::size_t max_phases = 160);
+std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<PoolStation>& stations,
+                                               double arrival_rate, std::size_t max_phases = 160);
 
 }  // namespace wb

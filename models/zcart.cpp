@@ -26,8 +26,8 @@ void ObservationTable::reserve(std::size_t rows) {
 
 std::uint32_t ObservationTable::add(const Observation& o) {
   if (o.values.size() != schema_.size())
-    throw InputError(fmt::format("zcart: observation has {} attribute values, schema has {}",
-                                 o.values.size(), schema_.size()));
+    throw InputError(fmt::format("zcart: observation has {} attribute values, schema has {}", o.values.size(),
+                                 schema_.size()));
   return add(o.values.data(), o.expected, o.observed);
 }
 
@@ -94,10 +94,11 @@ double ObservationTable::value_of(std::size_t attr, std::uint32_t code) const {
 
 ZCart::ZCart(std::vector<Attribute> schema, ZCartOptions options)
     : options_(options), table_(std::move(schema)) {
-  if (!(options_.tolerance > 0) || options_.min_leaf < 1 || options_.max_depth < 0 ||
-      options_.max_bins < 2 || !(options_.retrain_growth >= 0) || !(options_.min_gain >= 0))
-    throw InputError("zcart: invalid options (need tolerance > 0, min_leaf >= 1, max_depth >= 0, "
-                     "max_bins >= 2, retrain_growth >= 0, min_gain >= 0)");
+  if (!(options_.tolerance > 0) || options_.min_leaf < 1 || options_.max_depth < 0 || options_.max_bins < 2 ||
+      !(options_.retrain_growth >= 0) || !(options_.min_gain >= 0))
+    throw InputError(
+        "zcart: invalid options (need tolerance > 0, min_leaf >= 1, max_depth >= 0, "
+        "max_bins >= 2, retrain_growth >= 0, min_gain >= 0)");
   nodes_.emplace_back();
 }
 
@@ -177,8 +178,8 @@ void ZCart::add(const Observation& observation) {
     nd.sum_ratio_sq += x * x;
     nd.sum_log += std::log(x);
     double n = static_cast<double>(nd.n);
-    nd.correction = options_.criterion == SplitCriterion::kLogRatioVariance ? std::exp(nd.sum_log / n)
-                                                                           : nd.sum_ratio / n;
+    nd.correction =
+        options_.criterion == SplitCriterion::kLogRatioVariance ? std::exp(nd.sum_log / n) : nd.sum_ratio / n;
   }
   int id = path.back();
   Node& leaf = nodes_[id];
@@ -187,7 +188,8 @@ void ZCart::add(const Observation& observation) {
   std::uint64_t fidelity_before = leaf.fidelity_count;
   // The leaf's other observations are recounted exactly at its next retrain.
   if (std::abs(leaf.correction - x) <= options_.tolerance * x) ++leaf.fidelity_count;
-  auto grown = static_cast<std::uint64_t>(std::ceil(static_cast<double>(leaf.trained_n) * options_.retrain_growth));
+  auto grown =
+      static_cast<std::uint64_t>(std::ceil(static_cast<double>(leaf.trained_n) * options_.retrain_growth));
   // A leaf loaded from JSON without its observations keeps counting but never retrains: a subtree
   // built from only the newer observations would silently drop the persisted statistics.
   if (leaf.rows.size() == leaf.n && leaf.n >= 2u * static_cast<std::uint64_t>(options_.min_leaf) &&
@@ -223,16 +225,16 @@ double ZCart::predict_value(const double* values, double expected) const {
 
 ZCartPrediction ZCart::predict(const std::vector<double>& values, double expected) const {
   if (values.size() != table_.attributes())
-    throw InputError(fmt::format("zcart: prediction has {} attribute values, schema has {}",
-                                 values.size(), table_.attributes()));
+    throw InputError(fmt::format("zcart: prediction has {} attribute values, schema has {}", values.size(),
+                                 table_.attributes()));
   const Node& leaf = nodes_[leaf_of(values.data())];
   ZCartPrediction p;
   p.correction = leaf.correction;
   p.value = expected * leaf.correction;
   p.n = leaf.n;
   double n = static_cast<double>(leaf.n);
-  p.fidelity = leaf.n == 0 ? std::numeric_limits<double>::quiet_NaN()
-                           : static_cast<double>(leaf.fidelity_count) / n;
+  p.fidelity =
+      leaf.n == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(leaf.fidelity_count) / n;
   if (leaf.n > 1) {
     double var = (leaf.sum_ratio_sq - leaf.sum_ratio * leaf.sum_ratio / n) / (n - 1);
     p.spread = expected * std::sqrt(std::max(0.0, var));
@@ -264,8 +266,10 @@ SplitCriterion split_criterion_from_string(const std::string& s) {
   if (s == "info_gain") return SplitCriterion::kInfoGain;
   if (s == "log_ratio_variance") return SplitCriterion::kLogRatioVariance;
   if (s == "ratio_variance") return SplitCriterion::kRatioVariance;
-  throw InputError(fmt::format("zcart: unknown split criterion '{}' (info_gain, "
-                               "log_ratio_variance, ratio_variance)", s));
+  throw InputError(
+      fmt::format("zcart: unknown split criterion '{}' (info_gain, "
+                  "log_ratio_variance, ratio_variance)",
+                  s));
 }
 
 }  // namespace wb

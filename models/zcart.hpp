@@ -6,8 +6,8 @@
 // (`observed`); the tree works on the ratio observed/expected. An empty tree is one leaf with
 // correction 1, so it predicts the expectation model with no training data. Leaves hold the learned
 // correction, the observation count, a histogram of the observations (bands of the log ratio
-// 2·ln(1+tol) wide, band 0 = ratio within [1/(1+tol), 1+tol]) and fidelity: how many of the leaf's observations its prediction got within
-// tolerance [000 §3.3.1, Fig. 5].
+// 2·ln(1+tol) wide, band 0 = ratio within [1/(1+tol), 1+tol]) and fidelity: how many of the leaf's
+// observations its prediction got within tolerance [000 §3.3.1, Fig. 5].
 //
 // Splits [000 eq. 1, 2]: by information gain on the within-tolerance/mismatch class (an
 // observation matches a node when the node's lower-median ratio predicts it within tolerance; at
@@ -38,8 +38,8 @@
 // non-finite expected/observed values, bad options or malformed JSON.
 #include <cstdint>
 #include <map>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -67,10 +67,10 @@ enum class SplitCriterion { kInfoGain, kLogRatioVariance, kRatioVariance };
 struct ZCartOptions {
   double tolerance = 0.15;  // relative: a prediction p matches observed o when |p-o| <= tol*o
   SplitCriterion criterion = SplitCriterion::kInfoGain;
-  int min_leaf = 5;         // minimum observations in each child of a split
-  double min_gain = 1e-9;   // minimum gain (bits for info gain, variance reduction per observation)
+  int min_leaf = 5;        // minimum observations in each child of a split
+  double min_gain = 1e-9;  // minimum gain (bits for info gain, variance reduction per observation)
   int max_depth = 20;
-  int max_bins = 1024;      // candidate thresholds per numeric attribute, see above
+  int max_bins = 1024;           // candidate thresholds per numeric attribute, see above
   double retrain_growth = 0.25;  // add(): retrain a leaf when it grew by this fraction
 };
 
@@ -146,16 +146,16 @@ class ZCart {
   const ZCartOptions& options() const { return options_; }
 
   struct Node {
-    int attr = -1;  // -1: leaf
-    double threshold = 0;                // numeric: value <= threshold goes left
+    int attr = -1;                        // -1: leaf
+    double threshold = 0;                 // numeric: value <= threshold goes left
     std::vector<std::uint8_t> left_cats;  // categorical: left_cats[c] != 0 goes left
     int left = -1, right = -1;
     // Statistics of the observations that reached this node.
     std::uint64_t n = 0;
     double sum_ratio = 0, sum_ratio_sq = 0, sum_log = 0;
     double correction = 1;
-    std::uint64_t fidelity_count = 0;  // leaves only
-    std::uint64_t trained_n = 0;       // n when this leaf was last (re)trained
+    std::uint64_t fidelity_count = 0;        // leaves only
+    std::uint64_t trained_n = 0;             // n when this leaf was last (re)trained
     std::map<int, std::uint64_t> histogram;  // log-ratio band -> count, leaves only
     std::vector<std::uint32_t> rows;         // leaves only: row ids in table_
   };

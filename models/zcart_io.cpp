@@ -56,8 +56,10 @@ std::string ZCart::rule_of(const double* values) const {
       left = v <= nd.threshold;
       Bounds& bd = bounds[nd.attr];
       if (!bd.lo && !bd.hi) order.push_back(nd.attr);
-      if (left) bd.hi = bd.hi ? std::min(*bd.hi, nd.threshold) : nd.threshold;
-      else bd.lo = bd.lo ? std::max(*bd.lo, nd.threshold) : nd.threshold;
+      if (left)
+        bd.hi = bd.hi ? std::min(*bd.hi, nd.threshold) : nd.threshold;
+      else
+        bd.lo = bd.lo ? std::max(*bd.lo, nd.threshold) : nd.threshold;
     } else {
       auto c = static_cast<std::size_t>(v);
       left = v >= 0 && c < nd.left_cats.size() && nd.left_cats[c] != 0;
@@ -74,9 +76,12 @@ std::string ZCart::rule_of(const double* values) const {
     } else {
       const Bounds& bd = bounds[o];
       const std::string& name = schema[o].name;
-      if (bd.lo && bd.hi) part = fmt::format("{} < {} <= {}", *bd.lo, name, *bd.hi);
-      else if (bd.lo) part = fmt::format("{} > {}", name, *bd.lo);
-      else part = fmt::format("{} <= {}", name, *bd.hi);
+      if (bd.lo && bd.hi)
+        part = fmt::format("{} < {} <= {}", *bd.lo, name, *bd.hi);
+      else if (bd.lo)
+        part = fmt::format("{} > {}", name, *bd.lo);
+      else
+        part = fmt::format("{} <= {}", name, *bd.hi);
     }
     if (!rule.empty()) rule += " and ";
     rule += part;
@@ -85,9 +90,9 @@ std::string ZCart::rule_of(const double* values) const {
 }
 
 std::string ZCart::describe() const {
-  std::string out = fmt::format("zcart: {} nodes, depth {}, {} observations, criterion {}, tolerance {}\n",
-                                nodes_.size(), depth(), table_.size(), to_string(options_.criterion),
-                                options_.tolerance);
+  std::string out =
+      fmt::format("zcart: {} nodes, depth {}, {} observations, criterion {}, tolerance {}\n", nodes_.size(),
+                  depth(), table_.size(), to_string(options_.criterion), options_.tolerance);
   const auto& schema = table_.schema();
   auto walk = [&](auto& self, int id, int indent, const std::string& head) -> void {
     const Node& nd = nodes_[id];
@@ -111,21 +116,30 @@ nlohmann::json ZCart::to_json(bool with_observations) const {
     sch.push_back({{"name", a.name},
                    {"kind", a.kind == AttributeKind::kNumeric ? "numeric" : "categorical"},
                    {"categories", a.categories}});
-  j["options"] = {{"tolerance", options_.tolerance}, {"criterion", to_string(options_.criterion)},
-                  {"min_leaf", options_.min_leaf},   {"min_gain", options_.min_gain},
-                  {"max_depth", options_.max_depth}, {"max_bins", options_.max_bins},
+  j["options"] = {{"tolerance", options_.tolerance},
+                  {"criterion", to_string(options_.criterion)},
+                  {"min_leaf", options_.min_leaf},
+                  {"min_gain", options_.min_gain},
+                  {"max_depth", options_.max_depth},
+                  {"max_bins", options_.max_bins},
                   {"retrain_growth", options_.retrain_growth}};
   auto& nodes = j["nodes"] = nlohmann::json::array();
   for (const auto& nd : nodes_) {
-    nlohmann::json x = {{"n", nd.n}, {"sum_ratio", nd.sum_ratio}, {"sum_ratio_sq", nd.sum_ratio_sq},
-                        {"sum_log", nd.sum_log}, {"correction", nd.correction},
-                        {"fidelity_count", nd.fidelity_count}, {"trained_n", nd.trained_n}};
+    nlohmann::json x = {{"n", nd.n},
+                        {"sum_ratio", nd.sum_ratio},
+                        {"sum_ratio_sq", nd.sum_ratio_sq},
+                        {"sum_log", nd.sum_log},
+                        {"correction", nd.correction},
+                        {"fidelity_count", nd.fidelity_count},
+                        {"trained_n", nd.trained_n}};
     if (nd.attr >= 0) {
       x["attr"] = nd.attr;
       x["left"] = nd.left;
       x["right"] = nd.right;
-      if (nd.left_cats.empty()) x["threshold"] = nd.threshold;
-      else x["left_categories"] = nd.left_cats;
+      if (nd.left_cats.empty())
+        x["threshold"] = nd.threshold;
+      else
+        x["left_categories"] = nd.left_cats;
     } else {
       auto& hist = x["histogram"] = nlohmann::json::array();
       for (auto [band, count] : nd.histogram) hist.push_back({band, count});
@@ -150,7 +164,8 @@ ZCart ZCart::from_json(const nlohmann::json& j) {
       Attribute at;
       at.name = a.at("name").get<std::string>();
       std::string kind = a.at("kind").get<std::string>();
-      if (kind != "numeric" && kind != "categorical") throw InputError("zcart json: bad attribute kind " + kind);
+      if (kind != "numeric" && kind != "categorical")
+        throw InputError("zcart json: bad attribute kind " + kind);
       at.kind = kind == "numeric" ? AttributeKind::kNumeric : AttributeKind::kCategorical;
       at.categories = a.at("categories").get<std::vector<std::string>>();
       schema.push_back(std::move(at));
@@ -180,17 +195,21 @@ ZCart ZCart::from_json(const nlohmann::json& j) {
         nd.attr = x.at("attr").get<int>();
         nd.left = x.at("left").get<int>();
         nd.right = x.at("right").get<int>();
-        if (x.contains("threshold")) nd.threshold = x.at("threshold").get<double>();
-        else nd.left_cats = x.at("left_categories").get<std::vector<std::uint8_t>>();
+        if (x.contains("threshold"))
+          nd.threshold = x.at("threshold").get<double>();
+        else
+          nd.left_cats = x.at("left_categories").get<std::vector<std::uint8_t>>();
         auto size = static_cast<int>(nodes.size());
         auto self = static_cast<int>(t.nodes_.size());
         if (nd.attr >= static_cast<int>(t.table_.attributes()) || nd.left <= self || nd.right <= self ||
             nd.left >= size || nd.right >= size)
           throw InputError("zcart json: node " + std::to_string(self) + " has a bad attribute or child");
         if (nd.left_cats.empty() != (t.table_.schema()[nd.attr].kind == AttributeKind::kNumeric))
-          throw InputError("zcart json: node " + std::to_string(self) + " split does not match attribute kind");
+          throw InputError("zcart json: node " + std::to_string(self) +
+                           " split does not match attribute kind");
       } else {
-        for (const auto& hb : x.at("histogram")) nd.histogram[hb.at(0).get<int>()] = hb.at(1).get<std::uint64_t>();
+        for (const auto& hb : x.at("histogram"))
+          nd.histogram[hb.at(0).get<int>()] = hb.at(1).get<std::uint64_t>();
       }
       t.nodes_.push_back(std::move(nd));
     }

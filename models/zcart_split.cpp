@@ -21,8 +21,8 @@ struct Bin {
 struct Split {
   double gain = 0;
   int attr = -1;
-  std::uint32_t bin = 0;                 // numeric: bins <= bin go left
-  std::vector<std::uint8_t> left_cats;   // categorical
+  std::uint32_t bin = 0;                // numeric: bins <= bin go left
+  std::vector<std::uint8_t> left_cats;  // categorical
 };
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -101,7 +101,8 @@ class ZCartBuilder {
     std::vector<std::vector<std::uint32_t>> count(a_);
     for (std::size_t a = 0; a < a_; ++a) {
       const auto& at = tab_.schema()[a];
-      count[a].assign(at.kind == AttributeKind::kCategorical ? at.categories.size() : tab_.dictionary(a).size(), 0);
+      count[a].assign(
+          at.kind == AttributeKind::kCategorical ? at.categories.size() : tab_.dictionary(a).size(), 0);
     }
     for (auto r : order_) {
       const std::uint32_t* c = tab_.row_codes(r);
@@ -122,10 +123,11 @@ class ZCartBuilder {
       for (std::uint32_t c = 0; c < count[a].size(); ++c)
         if (count[a][c] > 0) present.push_back(c);
       std::sort(present.begin(), present.end(), [&](auto x, auto y) { return dict[x] < dict[y]; });
-      auto per_bin = static_cast<std::uint64_t>(
-          present.size() <= static_cast<std::size_t>(opt_.max_bins)
-              ? 1
-              : (order_.size() + static_cast<std::size_t>(opt_.max_bins) - 1) / static_cast<std::size_t>(opt_.max_bins));
+      auto per_bin =
+          static_cast<std::uint64_t>(present.size() <= static_cast<std::size_t>(opt_.max_bins)
+                                         ? 1
+                                         : (order_.size() + static_cast<std::size_t>(opt_.max_bins) - 1) /
+                                               static_cast<std::size_t>(opt_.max_bins));
       std::uint64_t in_bin = 0;
       auto& up = bin_upper_[a];
       up.clear();
@@ -173,7 +175,8 @@ class ZCartBuilder {
     Bin* const* hbp = hb.data();
     for (std::size_t i = b; i < e; ++i) {
       std::uint32_t r = order_[i];
-      double y = info ? (std::abs(ref - tab_.ratio(r)) <= opt_.tolerance * tab_.ratio(r) ? 1.0 : 0.0) : target(r);
+      double y =
+          info ? (std::abs(ref - tab_.ratio(r)) <= opt_.tolerance * tab_.ratio(r) ? 1.0 : 0.0) : target(r);
       double y2 = y * y;
       const std::uint32_t* c = tab_.row_codes(r);
       for (std::size_t a = 0; a < a_; ++a) {
@@ -249,7 +252,8 @@ class ZCartBuilder {
     if (a_ > 0 && depth < opt_.max_depth && n >= 2 * static_cast<std::size_t>(opt_.min_leaf) && !pure(p))
       s = best_split(h, p);
     if (s.attr < 0) {
-      t_.nodes_[id].rows.assign(order_.begin() + static_cast<std::ptrdiff_t>(b), order_.begin() + static_cast<std::ptrdiff_t>(e));
+      t_.nodes_[id].rows.assign(order_.begin() + static_cast<std::ptrdiff_t>(b),
+                                order_.begin() + static_cast<std::ptrdiff_t>(e));
       t_.finish_leaf(t_.nodes_[id]);
       return;
     }
@@ -261,10 +265,13 @@ class ZCartBuilder {
       std::uint32_t r = order_[i];
       std::uint32_t bin = boc[tab_.code(r, a)];
       bool left = s.left_cats.empty() ? bin <= s.bin : s.left_cats[bin] != 0;
-      if (left) order_[w++] = r;
-      else tmp_[nr++] = r;
+      if (left)
+        order_[w++] = r;
+      else
+        tmp_[nr++] = r;
     }
-    std::copy(tmp_.begin(), tmp_.begin() + static_cast<std::ptrdiff_t>(nr), order_.begin() + static_cast<std::ptrdiff_t>(w));
+    std::copy(tmp_.begin(), tmp_.begin() + static_cast<std::ptrdiff_t>(nr),
+              order_.begin() + static_cast<std::ptrdiff_t>(w));
     std::size_t mid = w;
 
     {
@@ -295,8 +302,10 @@ class ZCartBuilder {
       fill(mid, e, refr, hr);
     } else {
       bool left_small = mid - b <= e - mid;
-      if (left_small) fill(b, mid, 0, hl);
-      else fill(mid, e, 0, hl);
+      if (left_small)
+        fill(b, mid, 0, hl);
+      else
+        fill(mid, e, 0, hl);
       for (std::size_t k = 0; k < total_bins_; ++k) {
         h[k].n -= hl[k].n, h[k].s -= hl[k].s, h[k].s2 -= hl[k].s2;
       }
@@ -320,7 +329,8 @@ class ZCartBuilder {
     nd.sum_log = l.sum_log + r.sum_log;
     nd.fidelity_count = l.fidelity_count + r.fidelity_count;
     double n = static_cast<double>(nd.n);
-    nd.correction = opt_.criterion == SplitCriterion::kLogRatioVariance ? std::exp(nd.sum_log / n) : nd.sum_ratio / n;
+    nd.correction =
+        opt_.criterion == SplitCriterion::kLogRatioVariance ? std::exp(nd.sum_log / n) : nd.sum_ratio / n;
   }
 
   ZCart& t_;

@@ -45,8 +45,10 @@ std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, doubl
     sxx += w * x * x;
     sxy += w * x * y;
     ++points;
-    if (first_rate < 0) first_rate = x;
-    else if (x != first_rate) distinct = true;
+    if (first_rate < 0)
+      first_rate = x;
+    else if (x != first_rate)
+      distinct = true;
   }
   if (points < 2 || !distinct) return std::nullopt;
   double det = sw * sxx - sx * sx;

@@ -24,7 +24,7 @@ class LinearPicker final : public LoadPicker {
       if (l.verdict == Verdict::kAbove && l.rate < hi) hi = l.rate;
     }
     if (hi == std::numeric_limits<double>::infinity()) return lo + step_;  // ramp up
-    if (lo == 0) return hi - step_ > 0 ? hi - step_ : hi / 2;             // start was above: ramp down
+    if (lo == 0) return hi - step_ > 0 ? hi - step_ : hi / 2;              // start was above: ramp down
     if (strawman_) return std::nullopt;  // a load below with the next step above it: done
     if (hi - lo < 1e-3 * hi) return std::nullopt;
     return (lo + hi) / 2;

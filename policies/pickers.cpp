@@ -10,7 +10,8 @@ std::vector<std::string> picker_names() { return {"binsearch", "linear", "strawm
 
 std::string picker_summary(const std::string& name) {
   if (name == "binsearch") return "double the load until it saturates, then bisect the bracket [003 Alg. 3]";
-  if (name == "linear") return "raise the load by a fixed linear_step until it saturates, then bisect [003 §3.5]";
+  if (name == "linear")
+    return "raise the load by a fixed linear_step until it saturates, then bisect [003 §3.5]";
   if (name == "strawman")
     return "linear steps with fixed r = strawman_runlength_s and t = strawman_trials; λ* = last load before "
            "saturation [003 §3.1]";

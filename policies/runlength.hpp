@@ -15,7 +15,7 @@ struct VarianceObservation {
   double runlength_s = 0;  // r of those trials
   double variance = 0;     // sample variance of the trials' mean response times
   int trials = 0;
-  double overhead_s = 0;   // mean of cost − r per trial (warm-up, restart, settle)
+  double overhead_s = 0;  // mean of cost − r per trial (warm-up, restart, settle)
 };
 
 // One observation per load with at least two trials of one runlength that did not saturate.

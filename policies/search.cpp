@@ -125,7 +125,8 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
 
   for (;;) {
     if (static_cast<int>(result.loads.size()) >= max_loads) {
-      return stop(SearchStatus::kNotFound, fmt::format("no peak within max_loads = {} test loads", max_loads));
+      return stop(SearchStatus::kNotFound,
+                  fmt::format("no peak within max_loads = {} test loads", max_loads));
     }
     std::optional<double> rate = picker.next(result.loads);
     if (!rate && plan) {  // [003 Alg. 1]: λ* is the largest load that does not saturate
@@ -135,7 +136,8 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       }
       const TestLoad* best = nullptr;
       for (const auto& l : result.loads) {
-        if (l.verdict == Verdict::kBelow && l.rate < hi && (best == nullptr || l.rate > best->rate)) best = &l;
+        if (l.verdict == Verdict::kBelow && l.rate < hi && (best == nullptr || l.rate > best->rate))
+          best = &l;
       }
       if (best == nullptr) return stop(SearchStatus::kNotFound, "no load below saturation");
       result.status = SearchStatus::kFound;
@@ -145,14 +147,18 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       return result;
     }
     if (!rate) {
-      return stop(SearchStatus::kNotFound,
-                  "the load bracket collapsed without a load whose response time falls in the peak-rate region");
+      return stop(
+          SearchStatus::kNotFound,
+          "the load bracket collapsed without a load whose response time falls in the peak-rate region");
     }
     TestLoad load;
     load.rate = *rate;
-    if (plan) load.runlength_s = plan->runlength_s;
-    else if (runlength != nullptr) load.runlength_s = runlength->choose(load.rate, result.loads, p, options.target);
-    else load.runlength_s = p.runlength_s;
+    if (plan)
+      load.runlength_s = plan->runlength_s;
+    else if (runlength != nullptr)
+      load.runlength_s = runlength->choose(load.rate, result.loads, p, options.target);
+    else
+      load.runlength_s = p.runlength_s;
     std::size_t index = result.loads.size();
     for (;;) {
       TrialResult t;
@@ -170,7 +176,8 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
           load.verdict = Verdict::kInvalid;
           result.loads.push_back(load);
           if (observer != nullptr) observer->on_load(index, load);
-          return stop(SearchStatus::kFailed, fmt::format("trial at {:.6g}/s failed twice: {}", load.rate, second.what()));
+          return stop(SearchStatus::kFailed,
+                      fmt::format("trial at {:.6g}/s failed twice: {}", load.rate, second.what()));
         }
       }
       ++result.trials;
@@ -192,7 +199,8 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
         // after all: a claim needs precise trials, so the load starts over at a runlength of at
         // least runlength_s. The rough trials stay counted in the cost and in the store.
         load.trials.clear();
-        load.runlength_s = std::max(p.runlength_s, runlength->choose(load.rate, result.loads, p, options.target));
+        load.runlength_s =
+            std::max(p.runlength_s, runlength->choose(load.rate, result.loads, p, options.target));
         continue;
       }
       if (static_cast<int>(load.trials.size()) >= p.max_trials) break;
@@ -210,8 +218,8 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
     if (load.verdict == Verdict::kInvalid) {
       if (static_cast<int>(load.trials.size()) >= p.max_trials) {
         return stop(SearchStatus::kBudget,
-                    fmt::format("{} trials at {:.6g}/s did not reach accuracy {:g}% (max_trials)", p.max_trials,
-                                load.rate, options.target.accuracy * 100));
+                    fmt::format("{} trials at {:.6g}/s did not reach accuracy {:g}% (max_trials)",
+                                p.max_trials, load.rate, options.target.accuracy * 100));
       }
       return stop(SearchStatus::kBudget, fmt::format("total cost reached budget_s = {:g}", p.budget_s));
     }

@@ -3,17 +3,17 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/search_result.hpp"
 #include "core/trial.hpp"
 #include "policies/load_picker.hpp"
-#include "core/search_result.hpp"
 
 namespace wb {
 
 class RunlengthPolicy;
 
 struct SearchOptions {
-  PeakConfig peak;   // region, limits, runlength
-  Target target;     // confidence c and accuracy a
+  PeakConfig peak;  // region, limits, runlength
+  Target target;    // confidence c and accuracy a
 };
 
 // Told about progress as it happens; the controller writes each trial to the store here, so a
@@ -26,7 +26,6 @@ class SearchObserver {
   // A trial could not run; `retrying` says whether the search tries it once more.
   virtual void on_trial_error(double /*rate*/, const std::string& /*what*/, bool /*retrying*/) {}
 };
-
 
 // The verdict for a load from its trials [003 Alg. 2 Steps 8-10]; fills load.ci (for a peak, the
 // CI that is claimed) and load.saturated. kInvalid means "overlaps, needs more trials".

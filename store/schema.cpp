@@ -141,9 +141,10 @@ void migrate(Database& db) {
     Transaction tx(db);
     int v = user_version(db);
     if (v > current_schema_version()) {
-      throw Error(fmt::format("the store has schema version {}, newer than this workbench understands ({}); "
-                              "use a newer workbench",
-                              v, current_schema_version()));
+      throw Error(
+          fmt::format("the store has schema version {}, newer than this workbench understands ({}); "
+                      "use a newer workbench",
+                      v, current_schema_version()));
     }
     if (v == current_schema_version()) return;
     db.exec(kMigrations[static_cast<std::size_t>(v)]);

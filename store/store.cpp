@@ -16,10 +16,16 @@ std::int64_t Store::begin_search(const SearchRecord& r) {
   Statement s = db_.prepare(
       "INSERT INTO searches (testbed, sample, sample_json, confidence, accuracy, policy, seed, options_json) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  s.bind(1, r.testbed).bind(2, r.sample.key()).bind(3, sample.dump()).bind(4, r.confidence).bind(5, r.accuracy);
+  s.bind(1, r.testbed)
+      .bind(2, r.sample.key())
+      .bind(3, sample.dump())
+      .bind(4, r.confidence)
+      .bind(5, r.accuracy);
   s.bind(6, r.policy);
-  if (r.seed) s.bind(7, *r.seed);
-  else s.bind_null(7);
+  if (r.seed)
+    s.bind(7, *r.seed);
+  else
+    s.bind_null(7);
   s.bind(8, r.options_json);
   s.run();
   return db_.last_insert_id();
@@ -31,7 +37,9 @@ void Store::add_trial(std::int64_t search_id, int load_index, const TrialResult&
       "mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, cost_s) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
   s.bind(1, search_id).bind(2, std::int64_t{load_index}).bind(3, t.offered_rate).bind(4, t.runlength_s);
-  s.bind(5, t.achieved_rate).bind(6, static_cast<std::int64_t>(t.sent)).bind(7, static_cast<std::int64_t>(t.completed));
+  s.bind(5, t.achieved_rate)
+      .bind(6, static_cast<std::int64_t>(t.sent))
+      .bind(7, static_cast<std::int64_t>(t.completed));
   s.bind(8, static_cast<std::int64_t>(t.errors)).bind(9, t.mean_ms).bind(10, t.p50_ms).bind(11, t.p90_ms);
   s.bind(12, t.p95_ms).bind(13, t.p99_ms).bind(14, t.max_ms).bind(15, t.cost_s);
   // One transaction: a crash between the insert and the update would leave the search's trial
@@ -49,8 +57,10 @@ void Store::add_load(std::int64_t search_id, int load_index, const TestLoad& l) 
       "ci_high_ms, saturated, verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   s.bind(1, search_id).bind(2, std::int64_t{load_index}).bind(3, l.rate).bind(4, l.runlength_s);
   s.bind(5, static_cast<std::int64_t>(l.trials.size()));
-  if (l.trials.size() >= 2) s.bind(6, l.ci.mean).bind(7, l.ci.low).bind(8, l.ci.high);
-  else s.bind_null(6).bind_null(7).bind_null(8);
+  if (l.trials.size() >= 2)
+    s.bind(6, l.ci.mean).bind(7, l.ci.low).bind(8, l.ci.high);
+  else
+    s.bind_null(6).bind_null(7).bind_null(8);
   s.bind(9, std::int64_t{l.saturated ? 1 : 0}).bind(10, std::string(to_string(l.verdict)));
   s.run();
 }
@@ -60,15 +70,18 @@ void Store::finish_search(std::int64_t id, const SearchResult& r) {
       "UPDATE searches SET status = ?2, peak_rate = ?3, mean_ms = ?4, ci_low_ms = ?5, ci_high_ms = ?6, "
       "message = ?7, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1");
   s.bind(1, id).bind(2, std::string(to_string(r.status)));
-  if (r.status == SearchStatus::kFound) s.bind(3, r.peak_rate).bind(4, r.response.mean).bind(5, r.response.low).bind(6, r.response.high);
-  else s.bind_null(3).bind_null(4).bind_null(5).bind_null(6);
+  if (r.status == SearchStatus::kFound)
+    s.bind(3, r.peak_rate).bind(4, r.response.mean).bind(5, r.response.low).bind(6, r.response.high);
+  else
+    s.bind_null(3).bind_null(4).bind_null(5).bind_null(6);
   s.bind(7, r.message);
   s.run();
 }
 
 std::optional<SearchRecord> Store::search(std::int64_t id) {
   Statement s = db_.prepare(
-      "SELECT testbed, sample_json, confidence, accuracy, policy, seed, options_json, status, peak_rate, trials, "
+      "SELECT testbed, sample_json, confidence, accuracy, policy, seed, options_json, status, peak_rate, "
+      "trials, "
       "cost_s FROM searches WHERE id = ?1");
   s.bind(1, id);
   if (!s.step()) return std::nullopt;
@@ -76,7 +89,8 @@ std::optional<SearchRecord> Store::search(std::int64_t id) {
   r.id = id;
   r.testbed = s.column_text(0);
   const nlohmann::json sample = nlohmann::json::parse(s.column_text(1));
-  for (auto it = sample.begin(); it != sample.end(); ++it) r.sample.set(it.key(), it.value().get<std::string>());
+  for (auto it = sample.begin(); it != sample.end(); ++it)
+    r.sample.set(it.key(), it.value().get<std::string>());
   r.confidence = s.column_double(2);
   r.accuracy = s.column_double(3);
   r.policy = s.column_text(4);
@@ -91,7 +105,8 @@ std::optional<SearchRecord> Store::search(std::int64_t id) {
 
 std::vector<StoredTrial> Store::trials(std::int64_t search_id) {
   Statement s = db_.prepare(
-      "SELECT load_index, rate, runlength_s, achieved_rate, sent, completed, errors, mean_ms, p50_ms, p90_ms, "
+      "SELECT load_index, rate, runlength_s, achieved_rate, sent, completed, errors, mean_ms, p50_ms, "
+      "p90_ms, "
       "p95_ms, p99_ms, max_ms, cost_s FROM trials WHERE search_id = ?1 ORDER BY id");
   s.bind(1, search_id);
   std::vector<StoredTrial> out;
@@ -127,7 +142,8 @@ std::int64_t Store::count_trials() {
 std::optional<Store::TruthRow> Store::find_truth(const std::string& testbed, const std::string& sample,
                                                  const std::string& hash) {
   Statement s = db_.prepare(
-      "SELECT peak_rate, region_low, region_high FROM sim_truths WHERE testbed = ?1 AND sample = ?2 AND model_hash = ?3");
+      "SELECT peak_rate, region_low, region_high FROM sim_truths WHERE testbed = ?1 AND sample = ?2 AND "
+      "model_hash = ?3");
   s.bind(1, testbed).bind(2, sample).bind(3, hash);
   if (!s.step()) return std::nullopt;
   return TruthRow{s.column_double(0), s.column_double(1), s.column_double(2)};
@@ -138,7 +154,12 @@ void Store::put_truth(const std::string& testbed, const std::string& sample, con
   Statement s = db_.prepare(
       "INSERT OR REPLACE INTO sim_truths (testbed, sample, model_hash, peak_rate, region_low, region_high) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  s.bind(1, testbed).bind(2, sample).bind(3, hash).bind(4, t.peak_rate).bind(5, t.region_low).bind(6, t.region_high);
+  s.bind(1, testbed)
+      .bind(2, sample)
+      .bind(3, hash)
+      .bind(4, t.peak_rate)
+      .bind(5, t.region_low)
+      .bind(6, t.region_high);
   s.run();
 }
 
@@ -153,9 +174,11 @@ Sample sample_from_json(const std::string& text) {
 
 }  // namespace
 
-std::optional<SurfaceRecord> Store::find_running_surface(const std::string& testbed, const std::string& params_key) {
+std::optional<SurfaceRecord> Store::find_running_surface(const std::string& testbed,
+                                                         const std::string& params_key) {
   Statement s = db_.prepare(
-      "SELECT id FROM surfaces WHERE testbed = ?1 AND params_key = ?2 AND status != 'done' ORDER BY id DESC LIMIT 1");
+      "SELECT id FROM surfaces WHERE testbed = ?1 AND params_key = ?2 AND status != 'done' ORDER BY id DESC "
+      "LIMIT 1");
   s.bind(1, testbed).bind(2, params_key);
   if (!s.step()) return std::nullopt;
   return surface(s.column_int(0));
@@ -188,7 +211,8 @@ std::optional<SurfaceRecord> Store::surface(std::int64_t id) {
   r.params_json = s.column_text(2);
   r.status = s.column_text(3);
   Statement p = db_.prepare(
-      "SELECT position, sample_json, search_id, slot, start_rate, seeded FROM surface_points WHERE surface_id = ?1 "
+      "SELECT position, sample_json, search_id, slot, start_rate, seeded FROM surface_points WHERE "
+      "surface_id = ?1 "
       "ORDER BY position");
   p.bind(1, id);
   while (p.step()) {
@@ -204,12 +228,13 @@ std::optional<SurfaceRecord> Store::surface(std::int64_t id) {
   return r;
 }
 
-std::int64_t Store::begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search, int slot,
-                                         double start_rate, bool seeded) {
+std::int64_t Store::begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search,
+                                         int slot, double start_rate, bool seeded) {
   Transaction tx(db_);
   std::int64_t search_id = begin_search(search);
   Statement u = db_.prepare(
-      "UPDATE surface_points SET search_id = ?3, slot = ?4, start_rate = ?5, seeded = ?6 WHERE surface_id = ?1 AND "
+      "UPDATE surface_points SET search_id = ?3, slot = ?4, start_rate = ?5, seeded = ?6 WHERE surface_id = "
+      "?1 AND "
       "position = ?2 AND search_id IS NULL");
   u.bind(1, surface_id).bind(2, std::int64_t{position}).bind(3, search_id).bind(4, std::int64_t{slot});
   u.bind(5, start_rate).bind(6, std::int64_t{seeded ? 1 : 0}).run();
@@ -230,7 +255,8 @@ void Store::finish_surface(std::int64_t id, const std::string& status) {
 
 void Store::put_expectation(const ExpectationRow& e) {
   Statement s = db_.prepare(
-      "INSERT OR REPLACE INTO expectations (search_id, peak_rate, saturation_rate, bottleneck, calibrated_json, "
+      "INSERT OR REPLACE INTO expectations (search_id, peak_rate, saturation_rate, bottleneck, "
+      "calibrated_json, "
       "detail_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
   s.bind(1, e.search_id).bind(2, e.peak_rate).bind(3, e.saturation_rate).bind(4, e.bottleneck);
   s.bind(5, e.calibrated_json).bind(6, e.detail_json).run();
@@ -271,7 +297,8 @@ void Store::add_calibration(const CalibrationRow& c) {
 
 std::vector<Store::CalibrationRow> Store::calibrations(const std::string& testbed) {
   Statement s = db_.prepare(
-      "SELECT center, sample_json, demand_ms, visits, source, created_at FROM calibrations WHERE testbed = ?1 "
+      "SELECT center, sample_json, demand_ms, visits, source, created_at FROM calibrations WHERE testbed = "
+      "?1 "
       "ORDER BY id");
   s.bind(1, testbed);
   std::vector<CalibrationRow> out;
@@ -280,7 +307,8 @@ std::vector<Store::CalibrationRow> Store::calibrations(const std::string& testbe
     c.testbed = testbed;
     c.center = s.column_text(0);
     const nlohmann::json sample = nlohmann::json::parse(s.column_text(1));
-    for (auto it = sample.begin(); it != sample.end(); ++it) c.sample.set(it.key(), it.value().get<std::string>());
+    for (auto it = sample.begin(); it != sample.end(); ++it)
+      c.sample.set(it.key(), it.value().get<std::string>());
     c.demand_ms = s.column_double(2);
     if (!s.column_is_null(3)) c.visits = s.column_double(3);
     c.source = s.column_text(4);

@@ -46,9 +46,9 @@ struct SurfacePoint {
 struct SurfaceRecord {
   std::int64_t id = 0;
   std::string testbed;
-  std::string params_key;   // canonical text of the parameters; equal keys resume each other
+  std::string params_key;  // canonical text of the parameters; equal keys resume each other
   std::string params_json;
-  std::string status;       // running | done | budget
+  std::string status;                // running | done | budget
   std::vector<SurfacePoint> points;  // by position
 };
 
@@ -72,22 +72,25 @@ class Store {
   std::int64_t count_trials();
 
   // Response surfaces (map-surface). find_running_surface finds the latest unfinished one ("running"
-  // or stopped by a budget) with these parameters. create_surface writes the surface and all its points in one
-  // transaction; begin_surface_search creates the search and links it to its point in one
-  // transaction, so a crash never leaves a search that no surface point knows about.
-  std::optional<SurfaceRecord> find_running_surface(const std::string& testbed, const std::string& params_key);
+  // or stopped by a budget) with these parameters. create_surface writes the surface and all its points in
+  // one transaction; begin_surface_search creates the search and links it to its point in one transaction, so
+  // a crash never leaves a search that no surface point knows about.
+  std::optional<SurfaceRecord> find_running_surface(const std::string& testbed,
+                                                    const std::string& params_key);
   std::int64_t create_surface(const std::string& testbed, const std::string& params_key,
                               const std::string& params_json, const std::vector<Sample>& tour);
   std::optional<SurfaceRecord> surface(std::int64_t id);
-  std::int64_t begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search, int slot,
-                                    double start_rate, bool seeded);
+  std::int64_t begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search,
+                                    int slot, double start_rate, bool seeded);
   void finish_surface(std::int64_t id, const std::string& status);
 
   struct TruthRow {
     double peak_rate = 0, region_low = 0, region_high = 0;
   };
-  std::optional<TruthRow> find_truth(const std::string& testbed, const std::string& sample, const std::string& hash);
-  void put_truth(const std::string& testbed, const std::string& sample, const std::string& hash, const TruthRow& t);
+  std::optional<TruthRow> find_truth(const std::string& testbed, const std::string& sample,
+                                     const std::string& hash);
+  void put_truth(const std::string& testbed, const std::string& sample, const std::string& hash,
+                 const TruthRow& t);
 
   // The expectation model's answer for a search's sample, stored with the search [issue 7.3].
   struct ExpectationRow {

@@ -39,7 +39,8 @@ latency histogram that the controller merges across generators.
 }  // namespace
 
 std::string wbload_version() {
-  return std::string("wbload ") + WB_VERSION + " (histogram " + LatencyHistogram::kEncoding + ", rpc framing v1)";
+  return std::string("wbload ") + WB_VERSION + " (histogram " + LatencyHistogram::kEncoding +
+         ", rpc framing v1)";
 }
 
 int wbload_main(int argc, char** argv) {
@@ -49,10 +50,14 @@ int wbload_main(int argc, char** argv) {
   LoadOptions o;
   bool json = false, version = false;
   app.add_option("--protocol", protocol, "rpc | http | redis | memcached")->required();
-  app.add_option("--target", target, "HOST:PORT (rpc, redis, memcached) or http://HOST:PORT/PATH")->required();
+  app.add_option("--target", target, "HOST:PORT (rpc, redis, memcached) or http://HOST:PORT/PATH")
+      ->required();
   app.add_option("--rate", o.rate, "offered rate λ in requests/s (all threads together)")
-      ->required()->check(CLI::Range(1e-3, 1e8));
-  app.add_option("--duration", o.duration_s, "measurement window in seconds")->required()->check(CLI::Range(1e-3, 1e6));
+      ->required()
+      ->check(CLI::Range(1e-3, 1e8));
+  app.add_option("--duration", o.duration_s, "measurement window in seconds")
+      ->required()
+      ->check(CLI::Range(1e-3, 1e6));
   app.add_option("--warmup", o.warmup_s, "warm-up seconds before the window, not counted (default 0)")
       ->check(CLI::Range(0.0, 1e6));
   app.add_option("--connections", o.connections, "connections opened before the start (default 16)")
@@ -60,18 +65,22 @@ int wbload_main(int argc, char** argv) {
   app.add_option("--max-connections", o.max_connections,
                  "pool limit when all connections are busy (default 4 x --connections)")
       ->check(CLI::Range(1, 100000));
-  app.add_option("--threads", o.threads, "worker threads, each with its own event loop and λ/threads (default 1)")
+  app.add_option("--threads", o.threads,
+                 "worker threads, each with its own event loop and λ/threads (default 1)")
       ->check(CLI::Range(1, 256));
   app.add_option("--mix", mix_file, "request mix TOML (see workloads/mixes/); default: a built-in mix")
       ->check(CLI::ExistingFile);
   app.add_option("--arrivals", arrivals, "constant | poisson inter-arrival times (default constant)")
       ->check(CLI::IsMember({"constant", "poisson"}));
-  app.add_option("--timeout", o.timeout_s, "per-request timeout in seconds from the intended send time (default 5)")
+  app.add_option("--timeout", o.timeout_s,
+                 "per-request timeout in seconds from the intended send time (default 5)")
       ->check(CLI::Range(1e-3, 3600.0));
-  app.add_option("--late-ms", o.late_ms, "a send starting later than this after its intended time is late (default 1)")
+  app.add_option("--late-ms", o.late_ms,
+                 "a send starting later than this after its intended time is late (default 1)")
       ->check(CLI::Range(0.0, 1e6));
   app.add_option("--seed", o.seed, "random seed for arrivals and the mix (default 1)");
-  app.add_option("--intervals", o.interval_s, "also report figures per interval of this many seconds (e.g. 1)")
+  app.add_option("--intervals", o.interval_s,
+                 "also report figures per interval of this many seconds (e.g. 1)")
       ->check(CLI::Range(0.0, 1e6));
   app.add_flag("--json", json, "print one JSON object instead of text");
   app.add_flag("--version", version, "print the version line and exit");
@@ -99,8 +108,8 @@ int wbload_main(int argc, char** argv) {
     o.arrivals = arrivals == "poisson" ? Arrivals::kPoisson : Arrivals::kConstant;
     o.mix = mix_file.empty() ? default_mix(o.protocol) : load_mix(mix_file, o.protocol);
     if (o.max_connections > 0 && o.max_connections < o.connections)
-      throw InputError("--max-connections (" + std::to_string(o.max_connections) + ") is below --connections (" +
-                       std::to_string(o.connections) + ")");
+      throw InputError("--max-connections (" + std::to_string(o.max_connections) +
+                       ") is below --connections (" + std::to_string(o.connections) + ")");
     if (o.interval_s > 0 && (o.interval_s < 0.01 || o.duration_s / o.interval_s > 100000))
       throw InputError("--intervals " + std::to_string(o.interval_s) +
                        ": must be at least 0.01 s and at most 100000 intervals per run");

@@ -42,11 +42,11 @@ enum class ErrorKind : std::uint8_t {
 const char* to_string(ErrorKind k);
 
 struct Parsed {
-  bool done = false;        // a complete response is in the buffer
-  std::size_t length = 0;   // done: bytes of the response; not done: total bytes needed if known, else 0
-  bool ok = true;           // done: the response reports success
+  bool done = false;       // a complete response is in the buffer
+  std::size_t length = 0;  // done: bytes of the response; not done: total bytes needed if known, else 0
+  bool ok = true;          // done: the response reports success
   ErrorKind error = ErrorKind::kProtocol;
-  bool close = false;       // the connection must be closed after this response (or on error)
+  bool close = false;  // the connection must be closed after this response (or on error)
 };
 
 class Codec {

@@ -33,17 +33,17 @@ struct LoadOptions {
   Protocol protocol = Protocol::kRpc;
   Target target;
   Mix mix;
-  double rate = 0;          // λ, requests/s (> 0)
-  double duration_s = 0;    // measurement window (> 0)
+  double rate = 0;        // λ, requests/s (> 0)
+  double duration_s = 0;  // measurement window (> 0)
   double warmup_s = 0;
   int connections = 16;     // opened before the start, split over threads
   int max_connections = 0;  // pool limit; 0 = 4 × connections
   int threads = 1;
   Arrivals arrivals = Arrivals::kConstant;
-  double timeout_s = 5;     // per request, from its intended send time
-  double late_ms = 1;       // a send starting later than this after its intended time is late
+  double timeout_s = 5;  // per request, from its intended send time
+  double late_ms = 1;    // a send starting later than this after its intended time is late
   std::uint64_t seed = 1;
-  double interval_s = 0;    // > 0: also report per-interval figures
+  double interval_s = 0;  // > 0: also report per-interval figures
 };
 
 LoadResult run_load(const LoadOptions& options);

@@ -192,7 +192,8 @@ nlohmann::json LatencyHistogram::to_json() const {
 
 LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   auto field = [&](const char* key) -> const nlohmann::json& {
-    if (!j.is_object() || !j.contains(key)) throw InputError(std::string("histogram: missing field '") + key + "'");
+    if (!j.is_object() || !j.contains(key))
+      throw InputError(std::string("histogram: missing field '") + key + "'");
     return j.at(key);
   };
   auto u64 = [&](const char* key) {
@@ -212,7 +213,8 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   if (u64("precision_bits") != static_cast<std::uint64_t>(kP))
     throw InputError("histogram.precision_bits: expected " + std::to_string(kP));
   const auto& unit = field("unit");
-  if (!unit.is_string() || unit.get<std::string>() != "ns") throw InputError("histogram.unit: expected \"ns\"");
+  if (!unit.is_string() || unit.get<std::string>() != "ns")
+    throw InputError("histogram.unit: expected \"ns\"");
   const auto& b = field("buckets");
   if (!b.is_string()) throw InputError("histogram.buckets: not a string");
 
@@ -238,7 +240,8 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   h.max_ = u64("max");
   h.sum_ = num("sum");
   h.sum_sq_ = num("sum_sq");
-  if (h.count_ > 0 && (h.min_ > h.max_ || h.counts_[bucket_index(h.min_)] == 0 || h.counts_[bucket_index(h.max_)] == 0))
+  if (h.count_ > 0 &&
+      (h.min_ > h.max_ || h.counts_[bucket_index(h.min_)] == 0 || h.counts_[bucket_index(h.max_)] == 0))
     throw InputError("histogram.min/max: inconsistent with the buckets");
   return h;
 }

@@ -244,7 +244,8 @@ Mix parse_mix(const std::string& text, const std::string& file, Protocol expecte
   try {
     root = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
-    throw InputError(file + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+    throw InputError(file + ":" + std::to_string(e.source().begin.line) + ": " +
+                     std::string(e.description()));
   }
   Section top(root, file, "");
   Mix m;
@@ -288,7 +289,8 @@ Mix parse_mix(const std::string& text, const std::string& file, Protocol expecte
       o.path = s.str("path", "");
       if (!o.path.empty() && o.path[0] != '/') s.fail(s.get("path"), "path", "must start with /");
       if (const toml::node* p = s.get("paths")) {
-        if (!p->is_array() || p->as_array()->empty()) s.fail(p, "paths", "expected a non-empty array of strings");
+        if (!p->is_array() || p->as_array()->empty())
+          s.fail(p, "paths", "expected a non-empty array of strings");
         for (const auto& e : *p->as_array()) {
           if (!e.is_string() || e.as_string()->get().empty() || e.as_string()->get()[0] != '/')
             s.fail(&e, "paths", "every entry must be a string starting with /");

@@ -55,7 +55,7 @@ struct KeySpace {
   std::uint64_t count = 1000;
   bool zipf = false;
   double exponent = 1.0;
-  std::vector<double> cdf;  // zipf only
+  std::vector<double> cdf;                           // zipf only
   std::uint64_t sample(std::mt19937_64& rng) const;  // 0 .. count-1, rank order
 };
 

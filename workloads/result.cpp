@@ -13,9 +13,14 @@ double ms(double ns) { return ns / 1e6; }
 
 nlohmann::json latency_json(const LatencyHistogram& h) {
   auto p = [&](double q) { return ms(static_cast<double>(h.percentile_ns(q))); };
-  return nlohmann::json{{"mean", ms(h.mean_ns())}, {"stddev", ms(h.stddev_ns())}, {"p50", p(50)},
-                        {"p90", p(90)},             {"p95", p(95)},                {"p99", p(99)},
-                        {"p999", p(99.9)},          {"max", ms(static_cast<double>(h.max_ns()))}};
+  return nlohmann::json{{"mean", ms(h.mean_ns())},
+                        {"stddev", ms(h.stddev_ns())},
+                        {"p50", p(50)},
+                        {"p90", p(90)},
+                        {"p95", p(95)},
+                        {"p99", p(99)},
+                        {"p999", p(99.9)},
+                        {"max", ms(static_cast<double>(h.max_ns()))}};
 }
 
 const nlohmann::json& field(const nlohmann::json& j, const std::string& where, const char* key) {
@@ -185,16 +190,18 @@ std::string to_text(const LoadResult& r) {
   std::ostringstream o;
   char line[256];
   std::snprintf(line, sizeof line, "offered   %12.1f req/s   achieved %12.1f req/s  (%.2f%%) over %.1f s\n",
-                r.offered_rate, r.achieved_rate, r.offered_rate > 0 ? 100.0 * r.achieved_rate / r.offered_rate : 0.0,
-                r.duration_s);
+                r.offered_rate, r.achieved_rate,
+                r.offered_rate > 0 ? 100.0 * r.achieved_rate / r.offered_rate : 0.0, r.duration_s);
   o << line;
-  std::snprintf(line, sizeof line, "requests  sent %llu  completed %llu  errors %llu  timeouts %llu  late sends %llu\n",
+  std::snprintf(line, sizeof line,
+                "requests  sent %llu  completed %llu  errors %llu  timeouts %llu  late sends %llu\n",
                 static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.completed),
                 static_cast<unsigned long long>(r.error_total()), static_cast<unsigned long long>(r.timeouts),
                 static_cast<unsigned long long>(r.late_sends));
   o << line;
   for (const auto& [kind, n] : r.errors) {
-    std::snprintf(line, sizeof line, "  error %-12s %llu\n", kind.c_str(), static_cast<unsigned long long>(n));
+    std::snprintf(line, sizeof line, "  error %-12s %llu\n", kind.c_str(),
+                  static_cast<unsigned long long>(n));
     o << line;
   }
   std::snprintf(line, sizeof line,

@@ -52,7 +52,13 @@ std::uint64_t to_ns(Clock::duration d) {
 class Worker::Impl {
  public:
   Impl(const LoadOptions& o, const Codec& codec, const tcp::endpoint& ep, const WorkerPlan& plan)
-      : o_(o), codec_(codec), ep_(ep), plan_(plan), io_(BOOST_ASIO_CONCURRENCY_HINT_UNSAFE), timer_(io_), sweep_(io_),
+      : o_(o),
+        codec_(codec),
+        ep_(ep),
+        plan_(plan),
+        io_(BOOST_ASIO_CONCURRENCY_HINT_UNSAFE),
+        timer_(io_),
+        sweep_(io_),
         rng_(o.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(plan.index)) {
     start_ = plan.start;
     win_start_ = start_ + nanoseconds(std::llround(o.warmup_s * 1e9));
@@ -62,7 +68,8 @@ class Worker::Impl {
     if (o.interval_s > 0) {
       auto n = static_cast<std::size_t>(std::ceil(o.duration_s / o.interval_s - 1e-9));
       intervals_.resize(std::max<std::size_t>(n, 1));
-      for (std::size_t i = 0; i < intervals_.size(); ++i) intervals_[i].start_s = static_cast<double>(i) * o.interval_s;
+      for (std::size_t i = 0; i < intervals_.size(); ++i)
+        intervals_[i].start_s = static_cast<double>(i) * o.interval_s;
     }
     period_s_ = 1.0 / plan.rate;
     next_ = start_ + nanoseconds(std::llround(plan.phase_s * 1e9));
@@ -147,7 +154,9 @@ class Worker::Impl {
   void arm_tick(Time at) {
     ticking_ = true;
     timer_.expires_at(at);
-    timer_.async_wait([this](const boost::system::error_code& ec) { if (!ec) on_tick(); });
+    timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) on_tick();
+    });
   }
 
   void issue(Time intended) {
@@ -158,7 +167,8 @@ class Worker::Impl {
     if (r.counted) {
       ++outstanding_;
       if (!intervals_.empty()) {
-        auto i = static_cast<std::size_t>(to_ns(intended - win_start_) / static_cast<std::uint64_t>(o_.interval_s * 1e9));
+        auto i = static_cast<std::size_t>(to_ns(intended - win_start_) /
+                                          static_cast<std::uint64_t>(o_.interval_s * 1e9));
         r.interval = static_cast<int>(std::min(i, intervals_.size() - 1));
       }
     }
@@ -277,7 +287,8 @@ class Worker::Impl {
   // reads until the response is complete or the socket returns EAGAIN, and nothing arrives on a
   // connection without a request in flight.
   void read_more(const ConnPtr& c) {
-    c->sock.async_wait(tcp::socket::wait_read, [this, c](const boost::system::error_code& ec) { on_readable(c, ec); });
+    c->sock.async_wait(tcp::socket::wait_read,
+                       [this, c](const boost::system::error_code& ec) { on_readable(c, ec); });
   }
 
   void on_readable(const ConnPtr& c, boost::system::error_code ec) {

@@ -15,10 +15,10 @@
 namespace wb {
 
 struct WorkerPlan {
-  int index = 0;                 // thread index
-  double rate = 0;               // this worker's share of λ
-  double phase_s = 0;            // constant arrivals: offset of the first request
-  int connections = 1;           // opened before the start
+  int index = 0;        // thread index
+  double rate = 0;      // this worker's share of λ
+  double phase_s = 0;   // constant arrivals: offset of the first request
+  int connections = 1;  // opened before the start
   int max_connections = 1;
   std::chrono::steady_clock::time_point start;  // shared start (beginning of the warm-up)
 };

@@ -113,7 +113,8 @@ std::map<std::string, sim::Truth> load_truths(const Config& c, const std::vector
   }
   if (added) {
     std::ofstream out(path);
-    for (const auto& [k, t] : truths) out << fmt::format("{} {} {} {} {}\n", hash, k, t.peak_rate, t.region_low, t.region_high);
+    for (const auto& [k, t] : truths)
+      out << fmt::format("{} {} {} {} {}\n", hash, k, t.peak_rate, t.region_low, t.region_high);
   }
   return truths;
 }
@@ -121,8 +122,9 @@ std::map<std::string, sim::Truth> load_truths(const Config& c, const std::vector
 std::uint64_t seed_value(int seed) { return static_cast<std::uint64_t>(seed) * 7919 + 17; }
 
 // One mapping of the surface by one variant.
-std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour, const std::map<std::string, sim::Truth>& truths,
-                              const Variant& v, const Target& target, int seed) {
+std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
+                              const std::map<std::string, sim::Truth>& truths, const Variant& v,
+                              const Target& target, int seed) {
   sim::SimulatedTestbed testbed(*c.sim(), seed_value(seed));
   SearchOptions options{c.peak(), target};
   std::vector<PastPeak> past;
@@ -147,7 +149,8 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour, 
     out.push_back(o);
     if (o.found) past.push_back(PastPeak{s, r.peak_rate});
     for (const auto& vo : variance_observations(r.loads)) prior.push_back(vo);
-    if (prior.size() > 80) prior.erase(prior.begin(), prior.begin() + static_cast<std::ptrdiff_t>(prior.size() - 80));
+    if (prior.size() > 80)
+      prior.erase(prior.begin(), prior.begin() + static_cast<std::ptrdiff_t>(prior.size() - 80));
   }
   return out;
 }
@@ -196,13 +199,20 @@ int main(int argc, char** argv) {
   bool curve = true;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
-    if (arg("--seeds")) seeds = std::atoi(argv[++i]);
-    else if (arg("--strawman-seeds")) strawman_seeds = std::atoi(argv[++i]);
-    else if (arg("--curve-seeds")) curve_seeds = std::atoi(argv[++i]);
-    else if (arg("--threads")) threads = std::atoi(argv[++i]);
-    else if (std::strcmp(argv[i], "--no-curve") == 0) curve = false;
+    if (arg("--seeds"))
+      seeds = std::atoi(argv[++i]);
+    else if (arg("--strawman-seeds"))
+      strawman_seeds = std::atoi(argv[++i]);
+    else if (arg("--curve-seeds"))
+      curve_seeds = std::atoi(argv[++i]);
+    else if (arg("--threads"))
+      threads = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--no-curve") == 0)
+      curve = false;
     else {
-      fmt::print(stderr, "usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] [--no-curve]\n");
+      fmt::print(stderr,
+                 "usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] "
+                 "[--no-curve]\n");
       return 2;
     }
   }
@@ -212,9 +222,11 @@ int main(int argc, char** argv) {
   std::vector<Sample> samples = all_samples(c);
   std::vector<Sample> tour = nearest_neighbour_tour(samples, c.factors());
   auto truths = load_truths(c, samples);
-  fmt::print("bench_policies: configs/sim.toml, {} samples, target {}, {} seeds ({} for the strawman); truths in {:.0f} s\n",
-             samples.size(), target.to_string(), seeds, strawman_seeds,
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  fmt::print(
+      "bench_policies: configs/sim.toml, {} samples, target {}, {} seeds ({} for the strawman); truths in "
+      "{:.0f} s\n",
+      samples.size(), target.to_string(), seeds, strawman_seeds,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
   std::vector<Variant> variants;
   for (bool seeding : {false, true}) {
@@ -235,10 +247,12 @@ int main(int argc, char** argv) {
     for (int s = 1; s <= n; ++s) jobs.push_back({v, s});
   }
   // outcomes[variant][seed-1][tour position]
-  std::vector<std::vector<std::vector<Outcome>>> outcomes(variants.size(), std::vector<std::vector<Outcome>>(seeds > strawman_seeds ? seeds : strawman_seeds));
+  std::vector<std::vector<std::vector<Outcome>>> outcomes(
+      variants.size(), std::vector<std::vector<Outcome>>(seeds > strawman_seeds ? seeds : strawman_seeds));
   parallel_for(static_cast<int>(jobs.size()), threads, [&](int i) {
     const Job& j = jobs[static_cast<std::size_t>(i)];
-    outcomes[j.variant][static_cast<std::size_t>(j.seed - 1)] = run_tour(c, tour, truths, variants[j.variant], target, j.seed);
+    outcomes[j.variant][static_cast<std::size_t>(j.seed - 1)] =
+        run_tour(c, tour, truths, variants[j.variant], target, j.seed);
   });
 
   // Oracle: per sample, the best fixed runlength's mean confirmation cost over seeds.
@@ -250,7 +264,8 @@ int main(int argc, char** argv) {
     double best = 1e300;
     for (double r : grid) {
       double sum = 0;
-      for (int seed = 1; seed <= seeds; ++seed) sum += oracle_cost(c, s, truths.at(s.key()).peak_rate, r, target, seed);
+      for (int seed = 1; seed <= seeds; ++seed)
+        sum += oracle_cost(c, s, truths.at(s.key()).peak_rate, r, target, seed);
       if (sum / seeds < best) best = sum / seeds, oracle_r[static_cast<std::size_t>(k)] = r;
     }
     oracle[static_cast<std::size_t>(k)] = best;
@@ -271,7 +286,8 @@ int main(int argc, char** argv) {
     for (int s = 0; s < n; ++s) {
       for (const auto& o : outcomes[v][static_cast<std::size_t>(s)]) {
         row.mean_total += o.cost / n;
-        row.found += o.found, row.covered += o.in_region, row.interval += o.interval_covers, row.loads += o.loads;
+        row.found += o.found, row.covered += o.in_region, row.interval += o.interval_covers,
+            row.loads += o.loads;
         searches += 1;
       }
     }
@@ -281,17 +297,17 @@ int main(int argc, char** argv) {
   double cheapest = 1e300;
   for (const auto& r : rows) cheapest = std::min(cheapest, r.mean_total);
   fmt::print("\nTotal cost of mapping the 32-sample surface (mean over seeds) [003 Fig. 8]\n");
-  fmt::print("{:<28} {:>9} {:>11} {:>9} {:>10} {:>7} {:>9} {:>10} {:>7}\n", "policy", "hours", "normalized", "÷oracle",
-             "÷strawman", "found", "coverage", "λ*-interval", "loads");
+  fmt::print("{:<28} {:>9} {:>11} {:>9} {:>10} {:>7} {:>9} {:>10} {:>7}\n", "policy", "hours", "normalized",
+             "÷oracle", "÷strawman", "found", "coverage", "λ*-interval", "loads");
   double straw = rows[0].mean_total;
   for (std::size_t v = 0; v < variants.size(); ++v) {
     const Row& r = rows[v];
-    fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f} {:>6.1f}% {:>8.1f}% {:>10.1f}% {:>7.1f}\n", variants[v].label(),
-               r.mean_total / 3600, r.mean_total / cheapest, r.mean_total / oracle_total, r.mean_total / straw,
-               100 * r.found, 100 * r.covered, 100 * r.interval, r.loads);
+    fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f} {:>6.1f}% {:>8.1f}% {:>10.1f}% {:>7.1f}\n",
+               variants[v].label(), r.mean_total / 3600, r.mean_total / cheapest, r.mean_total / oracle_total,
+               r.mean_total / straw, 100 * r.found, 100 * r.covered, 100 * r.interval, r.loads);
   }
-  fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f}\n", "oracle (confirmation only)", oracle_total / 3600,
-             oracle_total / cheapest, 1.0, oracle_total / straw);
+  fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f}\n", "oracle (confirmation only)",
+             oracle_total / 3600, oracle_total / cheapest, 1.0, oracle_total / straw);
 
   // Per-sample medians: model-safe vs binsearch, and where the paper's model picker goes wrong.
   auto idx = [&](const std::string& p, const std::string& rl, bool seeding) {
@@ -305,8 +321,8 @@ int main(int argc, char** argv) {
                 m = idx("model", "adaptive", seeding);
     fmt::print("\nPer sample{}: median cost (h) over seeds; model: searches not found / max cost\n",
                seeding ? ", with seeding" : ", no seeding");
-    fmt::print("{:<22} {:>9} {:>9} {:>8} {:>9} {:>9} {:>10} {:>8} {:>7}\n", "sample", "λ*", "binsearch", "model-safe",
-               "ms÷bs", "model", "model max", "model nf", "oracle");
+    fmt::print("{:<22} {:>9} {:>9} {:>8} {:>9} {:>9} {:>10} {:>8} {:>7}\n", "sample", "λ*", "binsearch",
+               "model-safe", "ms÷bs", "model", "model max", "model nf", "oracle");
     double worst = 0;
     std::string worst_sample;
     for (std::size_t k = 0; k < tour.size(); ++k) {
@@ -323,9 +339,9 @@ int main(int argc, char** argv) {
       }
       double ratio = median(cms) / median(cb);
       if (ratio > worst) worst = ratio, worst_sample = tour[k].key();
-      fmt::print("{:<22} {:>9.1f} {:>9.2f} {:>10.2f} {:>8.2f} {:>9.2f} {:>10.2f} {:>8d} {:>7.2f}\n", tour[k].key(),
-                 truths.at(tour[k].key()).peak_rate, median(cb) / 3600, median(cms) / 3600, ratio, median(cm) / 3600,
-                 mmax / 3600, nf, oracle[k] / 3600);
+      fmt::print("{:<22} {:>9.1f} {:>9.2f} {:>10.2f} {:>8.2f} {:>9.2f} {:>10.2f} {:>8d} {:>7.2f}\n",
+                 tour[k].key(), truths.at(tour[k].key()).peak_rate, median(cb) / 3600, median(cms) / 3600,
+                 ratio, median(cm) / 3600, mmax / 3600, nf, oracle[k] / 3600);
     }
     fmt::print("worst model-safe ÷ binsearch median: {:.2f} at {} (goal ≤ 1.25)\n", worst, worst_sample);
   }
@@ -334,8 +350,8 @@ int main(int argc, char** argv) {
   fmt::print("\nGoals\n");
   double bs_seed = rows[idx("binsearch", "adaptive", true)].mean_total;
   double bs_seed_fixed = rows[idx("binsearch", "fixed", true)].mean_total;
-  fmt::print("binsearch +seeding ÷ strawman: {:.3f} (adaptive r), {:.3f} (fixed r)   goal ≤ 0.200\n", bs_seed / straw,
-             bs_seed_fixed / straw);
+  fmt::print("binsearch +seeding ÷ strawman: {:.3f} (adaptive r), {:.3f} (fixed r)   goal ≤ 0.200\n",
+             bs_seed / straw, bs_seed_fixed / straw);
   double best_seed = 1e300, best_plain = 1e300;
   std::string best_seed_name, best_plain_name;
   for (std::size_t v = 0; v < variants.size(); ++v) {
@@ -343,11 +359,13 @@ int main(int argc, char** argv) {
     std::string& name = variants[v].seeding ? best_seed_name : best_plain_name;
     if (rows[v].mean_total < best) best = rows[v].mean_total, name = variants[v].label();
   }
-  fmt::print("best with seeding: {} at {:.2f}× oracle (goal ≤ 1.5); best without: {} at {:.2f}× oracle (goal ≤ 3)\n",
-             best_seed_name, best_seed / oracle_total, best_plain_name, best_plain / oracle_total);
+  fmt::print(
+      "best with seeding: {} at {:.2f}× oracle (goal ≤ 1.5); best without: {} at {:.2f}× oracle (goal ≤ 3)\n",
+      best_seed_name, best_seed / oracle_total, best_plain_name, best_plain / oracle_total);
   for (std::size_t v = 0; v < variants.size(); ++v) {
     if (rows[v].covered < target.confidence) {
-      fmt::print("coverage below {:g}%: {} at {:.1f}%\n", target.confidence * 100, variants[v].label(), 100 * rows[v].covered);
+      fmt::print("coverage below {:g}%: {} at {:.1f}%\n", target.confidence * 100, variants[v].label(),
+                 100 * rows[v].covered);
     }
   }
 
@@ -357,7 +375,8 @@ int main(int argc, char** argv) {
     const std::vector<int> accs{40, 50, 60, 70, 80, 90, 95};
     std::vector<double> cost(confs.size() * accs.size());
     parallel_for(static_cast<int>(cost.size()), threads, [&](int i) {
-      Target t{confs[static_cast<std::size_t>(i) / accs.size()] / 100.0, accs[static_cast<std::size_t>(i) % accs.size()] / 100.0};
+      Target t{confs[static_cast<std::size_t>(i) / accs.size()] / 100.0,
+               accs[static_cast<std::size_t>(i) % accs.size()] / 100.0};
       double sum = 0;
       for (int s = 1; s <= curve_seeds; ++s) {
         for (const auto& o : run_tour(c, tour, truths, {"binsearch", "adaptive", false}, t, s)) sum += o.cost;
@@ -365,17 +384,19 @@ int main(int argc, char** argv) {
       cost[static_cast<std::size_t>(i)] = sum / curve_seeds;
     });
     double low = *std::min_element(cost.begin(), cost.end());
-    fmt::print("\nBinsearch cost vs target (normalized to the cheapest, {:.1f} h; {} seeds) [003 Fig. 9]\n", low / 3600,
-               curve_seeds);
+    fmt::print("\nBinsearch cost vs target (normalized to the cheapest, {:.1f} h; {} seeds) [003 Fig. 9]\n",
+               low / 3600, curve_seeds);
     fmt::print("{:<12}", "confidence");
     for (int a : accs) fmt::print(" {:>6}", fmt::format("a={}%", a));
     fmt::print("\n");
     for (std::size_t ci = 0; ci < confs.size(); ++ci) {
       fmt::print("{:<12}", fmt::format("c={}%", confs[ci]));
-      for (std::size_t ai = 0; ai < accs.size(); ++ai) fmt::print(" {:>6.2f}", cost[ci * accs.size() + ai] / low);
+      for (std::size_t ai = 0; ai < accs.size(); ++ai)
+        fmt::print(" {:>6.2f}", cost[ci * accs.size() + ai] / low);
       fmt::print("\n");
     }
   }
-  fmt::print("\nwall time {:.0f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  fmt::print("\nwall time {:.0f} s\n",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return 0;
 }

@@ -22,16 +22,16 @@
 //                  default /tmp/wb_bench_surface_truth.db. Computing the 32 truths takes a minute or two.
 #include <fmt/format.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <sstream>
-#include <unistd.h>
 
 #include "controller/surface_plan.hpp"
-#include "core/error.hpp"
 #include "controller/surface_runner.hpp"
+#include "core/error.hpp"
 #include "harness/sim/random.hpp"
 #include "harness/sim/sim_testbed.hpp"
 #include "harness/sim/truth.hpp"
@@ -45,12 +45,15 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // The same key as `workbench sim truth` (controller/cmd_sim.cpp), so both share cached truths.
 std::string truth_hash(const Config& config) {
   std::ostringstream text;
-  text << *config.root().get("sim")->as_table() << "|" << config.peak().r_sat_ms << "|" << config.peak().width;
+  text << *config.root().get("sim")->as_table() << "|" << config.peak().r_sat_ms << "|"
+       << config.peak().width;
   return fmt::format("{:016x}", sim::hash_text(text.str()));
 }
 
@@ -62,7 +65,8 @@ Eigen::VectorXd true_peaks(const Config& config, const SurfacePlan& plan, const 
     const Sample& s = plan.samples[i];
     auto row = store.find_truth(config.name(), s.key(), hash);
     if (!row) {
-      sim::Truth t = sim::compute_truth(*config.sim(), s, config.peak().r_sat_ms, config.peak().width, config.sim()->seed);
+      sim::Truth t = sim::compute_truth(*config.sim(), s, config.peak().r_sat_ms, config.peak().width,
+                                        config.sim()->seed);
       row = store::Store::TruthRow{t.peak_rate, t.region_low, t.region_high};
       store.put_truth(config.name(), s.key(), hash, *row);
     }
@@ -93,7 +97,9 @@ struct Bench {
     o.search_record.testbed = config.name();
     o.search_record.policy = o.policy;
     o.factors = &config.factors();
-    o.make_runner = [&](int) { return std::make_unique<sim::SimulatedTestbed>(*config.sim(), config.sim()->seed); };
+    o.make_runner = [&](int) {
+      return std::make_unique<sim::SimulatedTestbed>(*config.sim(), config.sim()->seed);
+    };
     auto t0 = Clock::now();
     SurfaceRun r = run_surface(id, o);
     if (real_s != nullptr) *real_s = seconds_since(t0);
@@ -129,7 +135,9 @@ std::vector<double> found_peaks(const SurfaceRun& run) {
   return p;
 }
 
-std::string loo_text(std::optional<double> loo) { return loo ? fmt::format("{:.1f}%", *loo) : std::string("n/a"); }
+std::string loo_text(std::optional<double> loo) {
+  return loo ? fmt::format("{:.1f}%", *loo) : std::string("n/a");
+}
 
 }  // namespace
 
@@ -137,8 +145,10 @@ int main(int argc, char** argv) {
   std::string config_path = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
   std::string cache = "/tmp/wb_bench_surface_truth.db";
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) config_path = argv[++i];
-    else if (std::strcmp(argv[i], "--truth-cache") == 0 && i + 1 < argc) cache = argv[++i];
+    if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+      config_path = argv[++i];
+    else if (std::strcmp(argv[i], "--truth-cache") == 0 && i + 1 < argc)
+      cache = argv[++i];
     else {
       fmt::print(stderr, "usage: bench_surface [--config F] [--truth-cache PATH]\n");
       return 2;
@@ -155,11 +165,15 @@ int main(int argc, char** argv) {
 
     auto t0 = Clock::now();
     Eigen::VectorXd truth = true_peaks(config, full, cache);
-    fmt::print("config {}: {} samples (disks x threads), quadratic surface, threads log-coded; truths in {:.0f} s\n\n",
-               config_path, full.candidates.rows(), seconds_since(t0));
+    fmt::print(
+        "config {}: {} samples (disks x threads), quadratic surface, threads log-coded; truths in {:.0f} "
+        "s\n\n",
+        config_path, full.candidates.rows(), seconds_since(t0));
 
     // 1. Table 4.
-    fmt::print("1. MAPE over all 32 samples vs the true λ* [003 Table 4: DB_TP 14/14/15%, Web 9/9/9%, Mail 3.3/2.8/2.7%]\n");
+    fmt::print(
+        "1. MAPE over all 32 samples vs the true λ* [003 Table 4: DB_TP 14/14/15%, Web 9/9/9%, Mail "
+        "3.3/2.8/2.7%]\n");
     fmt::print("{:>8} {:>10} {:>10} {:>12} {:>10}\n", "points", "MAPE-all", "LOO MAPE", "cost (h)", "trials");
     std::map<int, SurfaceRun> dopt_runs;
     std::map<int, SurfacePlan> dopt_plans;
@@ -171,21 +185,24 @@ int main(int argc, char** argv) {
       Scored s = score(plan, plan.tour, found_peaks(r), truth);
       int trials = 0;
       for (const auto& p : r.points) trials += p.trials;
-      fmt::print("{:>8} {:>9.1f}% {:>10} {:>12.1f} {:>10}\n", n, s.mape_all, loo_text(s.loo), r.cost_s / 3600, trials);
+      fmt::print("{:>8} {:>9.1f}% {:>10} {:>12.1f} {:>10}\n", n, s.mape_all, loo_text(s.loo), r.cost_s / 3600,
+                 trials);
     }
     SurfaceRun full_run = bench.run(full, full.tour, false, 1);
     {
       Scored s = score(full, full.tour, found_peaks(full_run), truth);
-      fmt::print("{:>8} {:>9.1f}% {:>10} {:>12.1f}   (full factorial: the model's own error)\n", 32, s.mape_all,
-                 loo_text(s.loo), full_run.cost_s / 3600);
+      fmt::print("{:>8} {:>9.1f}% {:>10} {:>12.1f}   (full factorial: the model's own error)\n", 32,
+                 s.mape_all, loo_text(s.loo), full_run.cost_s / 3600);
     }
 
     // The floor: a quadratic fitted to the 32 TRUE peak rates (no measurement error), per coding.
     for (CodingScale threads_scale : {CodingScale::kLog, CodingScale::kLinear}) {
-      std::vector<Coding> codings{full.codings[0], Coding::from_levels(config.factor("threads")->numeric_levels, threads_scale)};
+      std::vector<Coding> codings{
+          full.codings[0], Coding::from_levels(config.factor("threads")->numeric_levels, threads_scale)};
       Surface exact(full.factors, codings, ModelKind::kQuadratic, full.candidates, truth);
-      fmt::print("{:>8} {:>9.1f}%   (quadratic fitted to the 32 true λ*, threads {}-coded: the model's floor)\n", "truth",
-                 mape(truth, exact.predict_values(full.candidates)), to_string(threads_scale));
+      fmt::print(
+          "{:>8} {:>9.1f}%   (quadratic fitted to the 32 true λ*, threads {}-coded: the model's floor)\n",
+          "truth", mape(truth, exact.predict_values(full.candidates)), to_string(threads_scale));
     }
 
     // 2. Sequential augmentation from the 6-point design.
@@ -199,8 +216,10 @@ int main(int argc, char** argv) {
       std::string added = "-";
       for (;;) {
         Scored s = score(plan, tour, peaks, truth);
-        fmt::print("{:>8} {:>10} {:>9.1f}% {:>12.1f}  {}\n", tour.size(), loo_text(s.loo), s.mape_all, cost / 3600, added);
-        if ((s.loo && *s.loo <= 5.0) || tour.size() == static_cast<std::size_t>(plan.candidates.rows())) break;
+        fmt::print("{:>8} {:>10} {:>9.1f}% {:>12.1f}  {}\n", tour.size(), loo_text(s.loo), s.mape_all,
+                   cost / 3600, added);
+        if ((s.loo && *s.loo <= 5.0) || tour.size() == static_cast<std::size_t>(plan.candidates.rows()))
+          break;
         Design next = augment(plan.coded, plan.terms, tour, 1, 40, 1);
         Eigen::Index row = next.points.back();
         SurfaceRun one = bench.run(plan, {row}, false, 1);
@@ -225,21 +244,22 @@ int main(int argc, char** argv) {
     {
       Scored s = score(full, full.tour, found_peaks(full_seeded), truth);
       Scored d = score(dopt_plans.at(8), dopt_plans.at(8).tour, found_peaks(dopt_seeded), truth);
-      fmt::print("{:>22} {:>13.1f}% {:>13.1f}%   (MAPE-all with seeding: full, D-opt 8)\n", "", s.mape_all, d.mape_all);
+      fmt::print("{:>22} {:>13.1f}% {:>13.1f}%   (MAPE-all with seeding: full, D-opt 8)\n", "", s.mape_all,
+                 d.mape_all);
     }
 
     // 4. Wall time on K slots (no seeding: the searches, hence the costs, do not depend on K).
     fmt::print("\n4. Wall time on K slots (virtual makespan, hours; real seconds of simulation)\n");
-    fmt::print("{:>4} {:>16} {:>10} {:>16} {:>10} {:>10}\n", "K", "full: wall (h)", "speed-up", "D-opt8: wall (h)",
-               "speed-up", "real (s)");
+    fmt::print("{:>4} {:>16} {:>10} {:>16} {:>10} {:>10}\n", "K", "full: wall (h)", "speed-up",
+               "D-opt8: wall (h)", "speed-up", "real (s)");
     double full1 = 0, dopt1 = 0;
     for (int k : {1, 2, 4}) {
       double real = 0;
       SurfaceRun f = bench.run(full, full.tour, false, k, &real);
       SurfaceRun d = bench.run(dopt_plans.at(8), dopt_plans.at(8).tour, false, k);
       if (k == 1) full1 = f.wall_s, dopt1 = d.wall_s;
-      fmt::print("{:>4} {:>16.1f} {:>10.2f} {:>16.1f} {:>10.2f} {:>10.1f}\n", k, f.wall_s / 3600, full1 / f.wall_s,
-                 d.wall_s / 3600, dopt1 / d.wall_s, real);
+      fmt::print("{:>4} {:>16.1f} {:>10.2f} {:>16.1f} {:>10.2f} {:>10.1f}\n", k, f.wall_s / 3600,
+                 full1 / f.wall_s, d.wall_s / 3600, dopt1 / d.wall_s, real);
     }
     fs::remove_all(dir);
   } catch (const std::exception& e) {

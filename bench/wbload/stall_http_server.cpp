@@ -45,8 +45,12 @@ struct Session : std::enable_shared_from_this<Session> {
 class Server {
  public:
   Server(asio::io_context& io, const Options& o)
-      : io_(io), o_(o), acceptor_(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(o.port))),
-        wake_(io), start_(Clock::now()) {}
+      : io_(io),
+        o_(o),
+        acceptor_(io,
+                  tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(o.port))),
+        wake_(io),
+        start_(Clock::now()) {}
 
   unsigned short port() const { return acceptor_.local_endpoint().port(); }
 
@@ -72,7 +76,8 @@ class Server {
     double k = std::floor(since / o_.stall_every);
     double into = since - k * o_.stall_every;
     if (into >= o_.stall_for) return t;
-    return start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(k * o_.stall_every + o_.stall_for));
+    return start_ + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(k * o_.stall_every + o_.stall_for));
   }
 
   void dispatch() {
@@ -93,10 +98,12 @@ class Server {
       auto s = std::move(queue_.front());
       queue_.pop_front();
       ++busy_;
-      auto t = std::make_shared<asio::steady_timer>(io_, std::chrono::microseconds(static_cast<long>(o_.service_ms * 1000)));
+      auto t = std::make_shared<asio::steady_timer>(
+          io_, std::chrono::microseconds(static_cast<long>(o_.service_ms * 1000)));
       t->async_wait([this, s, t](boost::system::error_code) {
         --busy_;
-        static const std::string kResponse = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/plain\r\n\r\nok\n";
+        static const std::string kResponse =
+            "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/plain\r\n\r\nok\n";
         asio::async_write(s->sock, asio::buffer(kResponse), [](boost::system::error_code, std::size_t) {});
         s->read();
         dispatch();
@@ -123,11 +130,12 @@ void Session::read() {
     server.enqueue(shared_from_this());
     return;
   }
-  sock.async_read_some(asio::buffer(buf), [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
-    if (ec) return;
-    self->in.append(self->buf, n);
-    self->read();
-  });
+  sock.async_read_some(asio::buffer(buf),
+                       [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
+                         if (ec) return;
+                         self->in.append(self->buf, n);
+                         self->read();
+                       });
 }
 
 }  // namespace
@@ -137,11 +145,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     double v = std::atof(argv[i + 1]);
-    if (k == "--port") o.port = static_cast<int>(v);
-    else if (k == "--slots") o.slots = static_cast<int>(v);
-    else if (k == "--service-ms") o.service_ms = v;
-    else if (k == "--stall-every") o.stall_every = v;
-    else if (k == "--stall-for") o.stall_for = v;
+    if (k == "--port")
+      o.port = static_cast<int>(v);
+    else if (k == "--slots")
+      o.slots = static_cast<int>(v);
+    else if (k == "--service-ms")
+      o.service_ms = v;
+    else if (k == "--stall-every")
+      o.stall_every = v;
+    else if (k == "--stall-for")
+      o.stall_for = v;
     else {
       std::fprintf(stderr, "stall_http_server: unknown option %s\n", k.c_str());
       return 2;

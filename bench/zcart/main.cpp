@@ -51,7 +51,8 @@ class Generator {
   // Fills x[0..attrs) and returns the observed value; *expected gets a partial expectation model.
   double row(double* x, double* expected) {
     static const int kLevels[] = {4, 8, 16, 32, 64, 128, 256, 8, 16, 32};
-    for (std::size_t j = 0; j < attrs_; ++j) x[j] = static_cast<double>(rng_() % static_cast<unsigned>(kLevels[j]));
+    for (std::size_t j = 0; j < attrs_; ++j)
+      x[j] = static_cast<double>(rng_() % static_cast<unsigned>(kLevels[j]));
     double f = 10 + 8 * (x[0] >= 2) + 0.1 * x[1] * (x[2] < 8) + 4 * std::sin(x[3] / 5.0) + 0.02 * x[4];
     if (attrs_ > 5) f += 3 * (x[5] > 100) + 0.01 * x[6] + 2 * (x[7] == 3) + 0.05 * x[8] * (x[9] > 16);
     *expected = 10 + 8 * (x[0] >= 2);
@@ -66,7 +67,8 @@ class Generator {
 
 std::vector<wb::Attribute> schema(std::size_t attrs) {
   std::vector<wb::Attribute> s;
-  for (std::size_t j = 0; j < attrs; ++j) s.push_back({fmt::format("a{}", j), wb::AttributeKind::kNumeric, {}});
+  for (std::size_t j = 0; j < attrs; ++j)
+    s.push_back({fmt::format("a{}", j), wb::AttributeKind::kNumeric, {}});
   return s;
 }
 
@@ -117,9 +119,11 @@ Accuracy evaluate(const wb::ZCart& tree, std::size_t rows, std::size_t attrs, bo
   }
   if (!dump_prefix.empty()) {
     std::ofstream(dump_prefix + ".x", std::ios::binary)
-        .write(reinterpret_cast<const char*>(xs.data()), static_cast<std::streamsize>(xs.size() * sizeof(double)));
+        .write(reinterpret_cast<const char*>(xs.data()),
+               static_cast<std::streamsize>(xs.size() * sizeof(double)));
     std::ofstream(dump_prefix + ".y", std::ios::binary)
-        .write(reinterpret_cast<const char*>(ys.data()), static_cast<std::streamsize>(ys.size() * sizeof(double)));
+        .write(reinterpret_cast<const char*>(ys.data()),
+               static_cast<std::streamsize>(ys.size() * sizeof(double)));
   }
   double se = 0;
   auto t0 = Clock::now();
@@ -133,7 +137,8 @@ Accuracy evaluate(const wb::ZCart& tree, std::size_t rows, std::size_t attrs, bo
   double sink = 0;
   auto t1 = Clock::now();
   for (std::size_t i = 0; i < full_rows; ++i) {
-    v.assign(xs.begin() + static_cast<std::ptrdiff_t>(i * attrs), xs.begin() + static_cast<std::ptrdiff_t>((i + 1) * attrs));
+    v.assign(xs.begin() + static_cast<std::ptrdiff_t>(i * attrs),
+             xs.begin() + static_cast<std::ptrdiff_t>((i + 1) * attrs));
     sink += static_cast<double>(tree.predict(v, es[i]).rule.size());
   }
   double full_us = seconds_since(t1) / static_cast<double>(full_rows) * 1e6;
@@ -152,10 +157,11 @@ int main(int argc, char** argv) {
 
   // Phase A: 2.5M x 10 with an expectation prior. Each criterion trains in a forked child so that
   // its getrusage peak RSS is its own (the parent holds ~3 MB at fork time).
-  fmt::print("== Phase A: Z-CART training on {} rows x 10 attributes (depth {}, min_leaf {}) ==\n", rows_a, depth, min_leaf);
+  fmt::print("== Phase A: Z-CART training on {} rows x 10 attributes (depth {}, min_leaf {}) ==\n", rows_a,
+             depth, min_leaf);
   fmt::print("wall seconds on this shared machine; CPU = the process's own CPU time for fit()\n");
-  fmt::print("{:<20} {:>8} {:>8} {:>8} {:>7} {:>10} {:>7} {:>12} {:>8} {:>7}\n", "criterion", "encode s", "fit s",
-             "fit CPU", "goal s", "IRONModel", "ratio", "peak RSS MB", "goal MB", "ratio");
+  fmt::print("{:<20} {:>8} {:>8} {:>8} {:>7} {:>10} {:>7} {:>12} {:>8} {:>7}\n", "criterion", "encode s",
+             "fit s", "fit CPU", "goal s", "IRONModel", "ratio", "peak RSS MB", "goal MB", "ratio");
   std::fflush(stdout);
   for (auto crit : {wb::SplitCriterion::kLogRatioVariance, wb::SplitCriterion::kInfoGain}) {
     pid_t pid = fork();
@@ -167,12 +173,15 @@ int main(int argc, char** argv) {
       wb::ZCart tree(schema(10), opt);
       auto f = train(tree, rows_a, 10, true, 1, "");
       double total = f.encode_s + f.fit_s, peak = peak_rss_mb();
-      fmt::print("{:<20} {:>8.2f} {:>8.2f} {:>8.2f} {:>7} {:>10} {:>7.3f} {:>12.0f} {:>8} {:>7.3f}\n", wb::to_string(crit),
-                 f.encode_s, f.fit_s, f.fit_cpu_s, 10, 180, total / 10.0, peak, 200, peak / 200.0);
+      fmt::print("{:<20} {:>8.2f} {:>8.2f} {:>8.2f} {:>7} {:>10} {:>7.3f} {:>12.0f} {:>8} {:>7.3f}\n",
+                 wb::to_string(crit), f.encode_s, f.fit_s, f.fit_cpu_s, 10, 180, total / 10.0, peak, 200,
+                 peak / 200.0);
       auto acc = evaluate(tree, test_rows, 10, true, 2, "");
-      fmt::print("   tree: {} nodes, depth {}, test RMSE {:.4f}; prediction {:.3f} us (value), {:.3f} us (with rule"
-                 " text) vs goal 2 us (ratio {:.3f}), IRONModel 20 us\n",
-                 tree.node_count(), tree.depth(), acc.rmse, acc.predict_us, acc.predict_full_us, acc.predict_us / 2.0);
+      fmt::print(
+          "   tree: {} nodes, depth {}, test RMSE {:.4f}; prediction {:.3f} us (value), {:.3f} us (with rule"
+          " text) vs goal 2 us (ratio {:.3f}), IRONModel 20 us\n",
+          tree.node_count(), tree.depth(), acc.rmse, acc.predict_us, acc.predict_full_us,
+          acc.predict_us / 2.0);
       std::fflush(stdout);
       _exit(0);
     }
@@ -186,8 +195,8 @@ int main(int argc, char** argv) {
 
   // Phase B: no prior, ratio variance (= least squares CART) vs sklearn on the same rows.
   const std::size_t attrs_b = 5;
-  fmt::print("\n== Phase B: no prior, {} rows x {} attributes, depth {}, min_leaf {}: Z-CART vs sklearn ==\n", rows_b,
-             attrs_b, depth, min_leaf);
+  fmt::print("\n== Phase B: no prior, {} rows x {} attributes, depth {}, min_leaf {}: Z-CART vs sklearn ==\n",
+             rows_b, attrs_b, depth, min_leaf);
   wb::ZCartOptions opt;
   opt.criterion = wb::SplitCriterion::kRatioVariance;
   opt.max_depth = depth;
@@ -197,14 +206,16 @@ int main(int argc, char** argv) {
   const std::string prefix = "/tmp/bench_zcart";
   auto f = train(tree, rows_b, attrs_b, false, 3, prefix + ".train");
   auto acc = evaluate(tree, test_rows, attrs_b, false, 4, prefix + ".test");
-  std::string cmd = fmt::format("/usr/bin/python3 {}/sklearn_peer.py {} {} {} {}", WB_BENCH_DIR, prefix, attrs_b, depth, min_leaf);
+  std::string cmd = fmt::format("/usr/bin/python3 {}/sklearn_peer.py {} {} {} {}", WB_BENCH_DIR, prefix,
+                                attrs_b, depth, min_leaf);
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char buf[4096];
     while (fgets(buf, sizeof buf, p)) out += buf;
     pclose(p);
   }
-  for (const char* suffix : {".train.x", ".train.y", ".test.x", ".test.y"}) std::remove((prefix + suffix).c_str());
+  for (const char* suffix : {".train.x", ".train.y", ".test.x", ".test.y"})
+    std::remove((prefix + suffix).c_str());
   nlohmann::json sk;
   try {
     sk = nlohmann::json::parse(out);
@@ -212,16 +223,18 @@ int main(int argc, char** argv) {
     fmt::print("sklearn peer failed (is python3-sklearn installed?): {}\n", out);
     return 1;
   }
-  fmt::print("{:<12} {:>10} {:>10} {:>8} {:>7} {:>12}\n", "", "fit s", "test RMSE", "leaves", "depth", "predict us");
+  fmt::print("{:<12} {:>10} {:>10} {:>8} {:>7} {:>12}\n", "", "fit s", "test RMSE", "leaves", "depth",
+             "predict us");
   fmt::print("(Z-CART fit CPU time {:.2f} s)\n", f.fit_cpu_s);
   std::size_t leaves = 0;
   for (const auto& nd : tree.nodes()) leaves += nd.attr < 0;
-  fmt::print("{:<12} {:>10.2f} {:>10.5f} {:>8} {:>7} {:>12.3f}   (+ {:.2f} s encoding)\n", "Z-CART", f.fit_s, acc.rmse,
-             leaves, tree.depth(), acc.predict_us, f.encode_s);
+  fmt::print("{:<12} {:>10.2f} {:>10.5f} {:>8} {:>7} {:>12.3f}   (+ {:.2f} s encoding)\n", "Z-CART", f.fit_s,
+             acc.rmse, leaves, tree.depth(), acc.predict_us, f.encode_s);
   fmt::print("{:<12} {:>10.2f} {:>10.5f} {:>8} {:>7} {:>12.3f}\n", "sklearn", sk["fit_s"].get<double>(),
-             sk["rmse"].get<double>(), sk["leaves"].get<int>(), sk["depth"].get<int>(), sk["predict_us"].get<double>());
-  fmt::print("{:<12} {:>10.3f} {:>10.5f}   (goal: time ratio <= 0.5 incl. encoding: {:.3f}; RMSE ratio 1)\n", "ratio",
-             f.fit_s / sk["fit_s"].get<double>(), acc.rmse / sk["rmse"].get<double>(),
+             sk["rmse"].get<double>(), sk["leaves"].get<int>(), sk["depth"].get<int>(),
+             sk["predict_us"].get<double>());
+  fmt::print("{:<12} {:>10.3f} {:>10.5f}   (goal: time ratio <= 0.5 incl. encoding: {:.3f}; RMSE ratio 1)\n",
+             "ratio", f.fit_s / sk["fit_s"].get<double>(), acc.rmse / sk["rmse"].get<double>(),
              (f.fit_s + f.encode_s) / sk["fit_s"].get<double>());
   return 0;
 }

@@ -21,7 +21,8 @@ double percentile(std::vector<double>& xs, double p) {
 SimulatedTestbed::SimulatedTestbed(const SimConfig& config, std::uint64_t seed, double timeout_s)
     : config_(config), seed_(seed), timeout_s_(timeout_s) {}
 
-TrialResult SimulatedTestbed::run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) {
+TrialResult SimulatedTestbed::run(const Sample& sample, double rate, double runlength_s,
+                                  std::uint64_t trial_index) {
   RunSpec spec;
   spec.rate = rate;
   spec.warmup_s = config_.warmup_s;

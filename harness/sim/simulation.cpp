@@ -35,9 +35,9 @@ struct Station {
 
 struct Request {
   double arrival = 0;
-  int center = kNone;    // station being visited (or waited for)
-  int remaining = 0;     // visits left at `center`, including the current one
-  int pool = kNone;      // pool token held
+  int center = kNone;  // station being visited (or waited for)
+  int remaining = 0;   // visits left at `center`, including the current one
+  int pool = kNone;    // pool token held
   bool measured = false;
 };
 
@@ -67,8 +67,9 @@ class Simulation {
       if (!c.pool) {
         double demand = c.demand_ms.eval(sample);
         if (!(demand > 0)) {
-          throw InputError(fmt::format("center '{}': service_ms = '{}' is {} for sample {}; it must be positive",
-                                       c.name, c.demand_ms.text(), demand, sample.key()));
+          throw InputError(
+              fmt::format("center '{}': service_ms = '{}' is {} for sample {}; it must be positive", c.name,
+                          c.demand_ms.text(), demand, sample.key()));
         }
         s.service = ServiceTime(c.distribution, demand / 1000.0, c.cv);
         s.visits = c.visits;
@@ -97,7 +98,8 @@ class Simulation {
         case Event::kArrival: on_arrival(); break;
         case Event::kDone: finish_visit(e.request, e.station); break;
         case Event::kPsDone:
-          if (e.generation == stations_[static_cast<std::size_t>(e.station)].ps_generation) on_ps_done(e.station);
+          if (e.generation == stations_[static_cast<std::size_t>(e.station)].ps_generation)
+            on_ps_done(e.station);
           break;
       }
       if (out_.sent > 0 && outstanding_measured_ == 0 && now_ >= window_end_) break;
@@ -136,8 +138,10 @@ class Simulation {
   }
 
   void on_arrival() {
-    if (now_ < window_end_) push(now_ + next_interarrival(), Event::kArrival, kNone, kNone);
-    else return;
+    if (now_ < window_end_)
+      push(now_ + next_interarrival(), Event::kArrival, kNone, kNone);
+    else
+      return;
     Request r;
     r.arrival = now_;
     r.measured = now_ >= window_start_;

@@ -9,17 +9,17 @@ namespace wb::sim {
 
 // One run of the open queue network on a virtual clock.
 struct RunSpec {
-  double rate = 0;        // Poisson arrival rate λ, requests/s
-  double warmup_s = 0;    // arrivals before this are simulated but not measured
-  double runlength_s = 0; // measured arrivals: [warmup, warmup + runlength)
-  double timeout_s = 5;   // a measured request not done within this is a timeout
+  double rate = 0;         // Poisson arrival rate λ, requests/s
+  double warmup_s = 0;     // arrivals before this are simulated but not measured
+  double runlength_s = 0;  // measured arrivals: [warmup, warmup + runlength)
+  double timeout_s = 5;    // a measured request not done within this is a timeout
   std::uint64_t seed = 1;
 };
 
 struct RunOutcome {
-  std::uint64_t sent = 0;       // arrivals in the measured window
-  std::uint64_t completed = 0;  // of those, done within the timeout
-  std::uint64_t timeouts = 0;   // sent - completed
+  std::uint64_t sent = 0;           // arrivals in the measured window
+  std::uint64_t completed = 0;      // of those, done within the timeout
+  std::uint64_t timeouts = 0;       // sent - completed
   std::vector<double> response_ms;  // of completed requests, in completion order
   // Per-center busy fraction over the measured window (pools: mean tokens held / tokens).
   std::vector<double> utilization;

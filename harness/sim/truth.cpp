@@ -20,27 +20,33 @@ double long_run_mean_ms(const SimConfig& config, const Sample& sample, double ra
   spec.timeout_s = 60;
   spec.seed = mix(seed, hash_text(sample.key()));
   RunOutcome o = simulate(config.network, sample, spec);
-  if (o.response_ms.empty() || o.timeouts > 0 || static_cast<double>(o.completed) < 0.999 * static_cast<double>(o.sent)) {
+  if (o.response_ms.empty() || o.timeouts > 0 ||
+      static_cast<double>(o.completed) < 0.999 * static_cast<double>(o.sent)) {
     return std::numeric_limits<double>::infinity();
   }
-  return std::accumulate(o.response_ms.begin(), o.response_ms.end(), 0.0) / static_cast<double>(o.response_ms.size());
+  return std::accumulate(o.response_ms.begin(), o.response_ms.end(), 0.0) /
+         static_cast<double>(o.response_ms.size());
 }
 
 namespace {
 
 // The load in [lo, hi] where R(λ) crosses `target_ms`, R(lo) < target <= R(hi).
-double bisect(const SimConfig& c, const Sample& s, std::uint64_t seed, double target_ms, double lo, double hi) {
+double bisect(const SimConfig& c, const Sample& s, std::uint64_t seed, double target_ms, double lo,
+              double hi) {
   while (hi - lo > 1e-3 * hi) {
     double mid = (lo + hi) / 2;
-    if (long_run_mean_ms(c, s, mid, seed) < target_ms) lo = mid;
-    else hi = mid;
+    if (long_run_mean_ms(c, s, mid, seed) < target_ms)
+      lo = mid;
+    else
+      hi = mid;
   }
   return (lo + hi) / 2;
 }
 
 }  // namespace
 
-Truth compute_truth(const SimConfig& config, const Sample& sample, double r_sat_ms, double width, std::uint64_t seed) {
+Truth compute_truth(const SimConfig& config, const Sample& sample, double r_sat_ms, double width,
+                    std::uint64_t seed) {
   double low_ms = r_sat_ms * (1 - width), high_ms = r_sat_ms * (1 + width);
   // Bracket: grow until the mean is past the region's top.
   double lo = 0, hi = 1;
@@ -50,7 +56,8 @@ Truth compute_truth(const SimConfig& config, const Sample& sample, double r_sat_
     hi *= 2;
   }
   if (lo == 0 && long_run_mean_ms(config, sample, hi / 1e6, seed) >= low_ms) {
-    throw Error("sim truth: response time is above the peak region even at negligible load for " + sample.key());
+    throw Error("sim truth: response time is above the peak region even at negligible load for " +
+                sample.key());
   }
   Truth t;
   t.region_low = bisect(config, sample, seed, low_ms, lo, hi);

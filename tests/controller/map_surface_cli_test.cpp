@@ -1,6 +1,6 @@
 // `workbench map-surface` as a user runs it: the real binary, a real store, the simulated testbed.
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cctype>
 #include <filesystem>
@@ -113,22 +113,23 @@ TEST_CASE("map-surface human output: the λ* table with measured cells starred, 
 TEST_CASE("map-surface rejects bad input before it touches the store") {
   fs::path dir = fresh_dir("bad");
   fs::path store = dir / "w.db";
-  auto r1 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,nope"});
+  auto r1 = workbench(
+      {"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,nope"});
   CHECK(r1.exit_code == 2);
   CHECK(r1.err.find("nope") != std::string::npos);
-  auto r2 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,threads",
-                       "--points", "5"});
+  auto r2 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors",
+                       "disks,threads", "--points", "5"});
   CHECK(r2.exit_code == 2);
   CHECK(r2.err.find("--points") != std::string::npos);
-  auto r3 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,threads",
-                       "--design", "ccd"});
+  auto r3 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors",
+                       "disks,threads", "--design", "ccd"});
   CHECK(r3.exit_code == 2);
-  auto r4 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,threads",
-                       "--policy", "nosuch"});
+  auto r4 = workbench({"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors",
+                       "disks,threads", "--policy", "nosuch"});
   CHECK(r4.exit_code == 2);
   // A real testbed without [[slots]] runs one search at a time.
-  auto r5 = workbench({"map-surface", "--config", kDemoConfig, "--store", store.string(), "--factors", "threads,disks",
-                       "--parallel", "2"});
+  auto r5 = workbench({"map-surface", "--config", kDemoConfig, "--store", store.string(), "--factors",
+                       "threads,disks", "--parallel", "2"});
   CHECK(r5.exit_code == 2);
   CHECK(r5.err.find("slots") != std::string::npos);
   CHECK_FALSE(fs::exists(store));
@@ -137,9 +138,13 @@ TEST_CASE("map-surface rejects bad input before it touches the store") {
 TEST_CASE("map-surface with a budget stops early with status budget, and the same command continues it") {
   fs::path dir = fresh_dir("budget");
   std::string store = (dir / "w.db").string();
-  std::vector<std::string> args{"map-surface", "--config", kSimConfig, "--store", store, "--factors", "disks,threads",
-                                "--points", "8", "--json", "--budget"};
-  auto r = workbench([&] { auto a = args; a.push_back("0.5"); return a; }());
+  std::vector<std::string> args{"map-surface",   "--config", kSimConfig, "--store", store,     "--factors",
+                                "disks,threads", "--points", "8",        "--json",  "--budget"};
+  auto r = workbench([&] {
+    auto a = args;
+    a.push_back("0.5");
+    return a;
+  }());
   INFO(r.err);
   CHECK(r.exit_code == 1);
   auto j = nlohmann::json::parse(r.out);
@@ -150,10 +155,15 @@ TEST_CASE("map-surface with a budget stops early with status budget, and the sam
   CHECK(started < 8);
   CHECK(j["cost_s"].get<double>() >= 1800);
 
-  auto r2 = workbench([&] { auto a = args; a.push_back("1000"); return a; }());
+  auto r2 = workbench([&] {
+    auto a = args;
+    a.push_back("1000");
+    return a;
+  }());
   REQUIRE(r2.exit_code == 0);
   auto j2 = nlohmann::json::parse(r2.out);
   CHECK(j2["surface_id"] == j["surface_id"]);
   CHECK(j2["status"] == "done");
-  CHECK(j2["this_run"]["trials_run"].get<int>() + j["this_run"]["trials_run"].get<int>() == j2["trials"].get<int>());
+  CHECK(j2["this_run"]["trials_run"].get<int>() + j["this_run"]["trials_run"].get<int>() ==
+        j2["trials"].get<int>());
 }

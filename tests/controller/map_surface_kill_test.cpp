@@ -1,10 +1,10 @@
 // `workbench map-surface` killed with SIGKILL at random moments, then run again until it finishes:
 // nothing measured is lost and nothing finished is run again [issue 6 item 3]. The real binary, a
 // real store, the simulated testbed with a longer runlength so that a surface takes seconds.
-#include <catch2/catch.hpp>
 #include <signal.h>
 #include <sqlite3.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -71,9 +71,11 @@ std::vector<std::string> query(const fs::path& db, const std::string& sql) {
   return rows;
 }
 
-std::vector<std::string> surface_args(const fs::path& config, const fs::path& store, const std::vector<std::string>& extra) {
-  std::vector<std::string> args{kWorkbench, "map-surface", "--config", config.string(), "--store", store.string(),
-                                "--factors", "disks,threads", "--design", "dopt", "--points", "8", "--json"};
+std::vector<std::string> surface_args(const fs::path& config, const fs::path& store,
+                                      const std::vector<std::string>& extra) {
+  std::vector<std::string> args{kWorkbench,     "map-surface", "--config",      config.string(), "--store",
+                                store.string(), "--factors",   "disks,threads", "--design",      "dopt",
+                                "--points",     "8",           "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -137,7 +139,8 @@ void kill_and_resume(const std::vector<std::string>& extra, int kills, std::uint
           if (*code == 128 + SIGKILL) {
             ++killed;
             // (A kill before the first migration committed leaves a store without tables.)
-            if (fs::exists(db) && !query(db, "SELECT name FROM sqlite_master WHERE name = 'searches'").empty() &&
+            if (fs::exists(db) &&
+                !query(db, "SELECT name FROM sqlite_master WHERE name = 'searches'").empty() &&
                 !query(db, "SELECT id FROM searches WHERE status = 'running'").empty()) {
               ++killed_mid_search;
             }
@@ -176,11 +179,14 @@ void kill_and_resume(const std::vector<std::string>& extra, int kills, std::uint
   CHECK(searches(db) == searches(ref_db));
   // The trials themselves, in order, are the reference's (nothing lost, none run twice).
   const std::string trials_sql =
-      "SELECT s.sample, t.load_index, t.rate, t.mean_ms, t.completed FROM trials t JOIN searches s ON s.id = t.search_id "
+      "SELECT s.sample, t.load_index, t.rate, t.mean_ms, t.completed FROM trials t JOIN searches s ON s.id = "
+      "t.search_id "
       "ORDER BY s.sample, t.id";
   CHECK(query(db, trials_sql) == query(ref_db, trials_sql));
   // Each search's counters agree with its trials (the counter update and the trial are one transaction).
-  CHECK(query(db, "SELECT count(*) FROM searches s WHERE s.trials != (SELECT count(*) FROM trials t WHERE t.search_id = s.id)")[0] == "0");
+  CHECK(query(db,
+              "SELECT count(*) FROM searches s WHERE s.trials != (SELECT count(*) FROM trials t WHERE "
+              "t.search_id = s.id)")[0] == "0");
   CHECK(query(db, "PRAGMA integrity_check")[0] == "ok");
 }
 

@@ -1,6 +1,6 @@
 // [[slots]] of a real testbed for map-surface --parallel: parsing and validation only (no process).
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -84,7 +84,8 @@ TEST_CASE("[[slots]] errors name the file, line and key") {
     CHECK(std::string(e.what()).find("sut_host") != std::string::npos);
   }
   Config shared = config_with(
-      "[[slots]]\nsut_host = \"a\"\ngenerators = [\"b\"]\n[[slots]]\nsut_host = \"c\"\ngenerators = [\"b\"]\n");
+      "[[slots]]\nsut_host = \"a\"\ngenerators = [\"b\"]\n[[slots]]\nsut_host = \"c\"\ngenerators = "
+      "[\"b\"]\n");
   CHECK_THROWS_AS(testbed_slots(shared, validate_testbed(shared), 2), InputError);
   Config typo = config_with("[[slots]]\nsut_host = \"a\"\ngenerators = [\"b\"]\nprot = 1\n");
   CHECK_THROWS_AS(testbed_slots(typo, validate_testbed(typo), 1), InputError);

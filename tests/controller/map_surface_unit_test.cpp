@@ -1,7 +1,7 @@
 // The logic of map-surface without processes: the tour, seeding, the schedule's makespan, replay
 // of a recorded search, and run_surface on the simulated testbed with a real store.
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <map>
@@ -45,11 +45,11 @@ class CountingRunner final : public TrialRunner {
 
 TEST_CASE("nearest-neighbour tour starts at the low corner and always moves to the nearest point") {
   Eigen::MatrixXd coded(5, 2);
-  coded << 1, 1,   // 0
-      -1, -1,      // 1
-      0.9, -1,     // 2
-      -1, 0,       // 3
-      0.5, 0.5;    // 4
+  coded << 1, 1,  // 0
+      -1, -1,     // 1
+      0.9, -1,    // 2
+      -1, 0,      // 3
+      0.5, 0.5;   // 4
   auto tour = nearest_neighbour_tour(coded, {0, 1, 2, 3, 4});
   REQUIRE(tour.size() == 5);
   CHECK(tour[0] == 1);  // the all-low corner
@@ -87,10 +87,14 @@ TEST_CASE("a D-optimal plan for disks x threads: 8 distinct points of the 32, lo
   }
   SurfacePlan full = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "full", 0, 1});
   CHECK(full.tour.size() == 32);
-  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 5, 1}), InputError);
-  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "nope"}, "dopt", 8, 1}), InputError);
-  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "disks"}, "dopt", 8, 1}), InputError);
-  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "threads"}, "ccd", 8, 1}), InputError);
+  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 5, 1}),
+                  InputError);
+  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "nope"}, "dopt", 8, 1}),
+                  InputError);
+  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "disks"}, "dopt", 8, 1}),
+                  InputError);
+  CHECK_THROWS_AS(plan_surface(config, config.default_sample(), {{"disks", "threads"}, "ccd", 8, 1}),
+                  InputError);
 }
 
 TEST_CASE("a replayed search makes the same decisions and runs only the trials after the recorded ones") {
@@ -109,7 +113,8 @@ TEST_CASE("a replayed search makes the same decisions and runs only the trials a
 
   for (std::size_t cut : {std::size_t{0}, std::size_t{1}, all.size() / 2, all.size() - 1, all.size()}) {
     CountingRunner live(sim);
-    ReplayingRunner replay(live, std::vector<TrialResult>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(cut)));
+    ReplayingRunner replay(
+        live, std::vector<TrialResult>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(cut)));
     auto p = make_picker("binsearch", config.peak(), config.peak().start_rate);
     SearchResult resumed = run_search(sample, options, *p, replay);
     INFO("cut after " << cut << " trials");
@@ -128,7 +133,8 @@ TEST_CASE("a replayed search makes the same decisions and runs only the trials a
   CHECK_THROWS_AS(run_search(sample, options, *other, replay), ReplayMismatch);
 }
 
-TEST_CASE("run_surface on two virtual slots measures what one slot measures, and a second run redoes nothing") {
+TEST_CASE(
+    "run_surface on two virtual slots measures what one slot measures, and a second run redoes nothing") {
   Config config = Config::load(kSimConfig);
   SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
   std::vector<Sample> tour;

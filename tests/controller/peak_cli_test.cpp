@@ -1,7 +1,7 @@
 // `workbench peak` and `workbench sim truth` as a user runs them: the real binary, a real store.
-#include <catch2/catch.hpp>
 #include <signal.h>
 #include <sqlite3.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -59,8 +59,8 @@ std::string query(const fs::path& db, const std::string& sql) {
 TEST_CASE("peak on the simulated testbed finds a λ* inside the true peak-rate region") {
   fs::path dir = fresh_dir("accept");
   std::string store = (dir / "w.db").string();
-  auto r = workbench({"peak", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16", "--target",
-                      "95/90", "--json"});
+  auto r = workbench({"peak", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16",
+                      "--target", "95/90", "--json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
@@ -74,7 +74,8 @@ TEST_CASE("peak on the simulated testbed finds a λ* inside the true peak-rate r
   CHECK(j["response"]["accuracy"].get<double>() >= 0.9);
   CHECK(j["cost_s"].get<double>() > 0);
 
-  auto t = workbench({"sim", "truth", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16", "--json"});
+  auto t = workbench(
+      {"sim", "truth", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16", "--json"});
   REQUIRE(t.exit_code == 0);
   auto truth = nlohmann::json::parse(t.out);
   double peak = j["peak_rate"].get<double>();
@@ -83,7 +84,8 @@ TEST_CASE("peak on the simulated testbed finds a λ* inside the true peak-rate r
   CHECK(peak <= truth["region_high"].get<double>());
 
   // Every trial is in the store, under the search the JSON names.
-  CHECK(query(store, "SELECT count(*) FROM trials WHERE search_id = " + j["search_id"].dump()) == j["trials"].dump());
+  CHECK(query(store, "SELECT count(*) FROM trials WHERE search_id = " + j["search_id"].dump()) ==
+        j["trials"].dump());
   CHECK(query(store, "SELECT status FROM searches") == "found");
   // The truth is cached: the second call answers from the store.
   CHECK(query(store, "SELECT count(*) FROM sim_truths") == "1");
@@ -107,7 +109,8 @@ TEST_CASE("bad input gives one clear line, exit 2, and leaves the store untouche
   fs::path dir = fresh_dir("bad");
   fs::path store = dir / "w.db";
   // A store with one finished search in it, to prove bad input does not change it.
-  REQUIRE(workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=1,threads=1"}).exit_code == 0);
+  REQUIRE(workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=1,threads=1"})
+              .exit_code == 0);
   std::string before = read_file(store);
 
   std::string text = read_file(kSimConfig);
@@ -116,7 +119,8 @@ TEST_CASE("bad input gives one clear line, exit 2, and leaves the store untouche
     std::ofstream(p) << body;
     return p.string();
   };
-  std::string malformed = write("malformed.toml", text.substr(0, text.find("[peak]")) + "[peak\nr_sat_ms = 40\n");
+  std::string malformed =
+      write("malformed.toml", text.substr(0, text.find("[peak]")) + "[peak\nr_sat_ms = 40\n");
   std::string no_rsat = write("no_rsat.toml", std::string(text).replace(text.find("r_sat_ms = 40"), 13, ""));
 
   struct Case {
@@ -146,7 +150,8 @@ TEST_CASE("bad input gives one clear line, exit 2, and leaves the store untouche
   }
   CHECK(read_file(store) == before);
   // A bad --store path never even gets created for bad input.
-  auto r = workbench({"peak", "--config", kSimConfig, "--store", (dir / "new.db").string(), "--target", "0/90"});
+  auto r =
+      workbench({"peak", "--config", kSimConfig, "--store", (dir / "new.db").string(), "--target", "0/90"});
   CHECK(r.exit_code == 2);
   CHECK_FALSE(fs::exists(dir / "new.db"));
   fs::remove_all(dir);
@@ -169,8 +174,8 @@ std::string slow_config(const fs::path& dir) {
 TEST_CASE("killing peak mid-search leaves an intact store holding every completed trial") {
   fs::path dir = fresh_dir("kill");
   fs::path store = dir / "w.db";
-  wb::test::ChildProcess child({kWorkbench, "peak", "--config", slow_config(dir), "--store", store.string(), "--set",
-                                "disks=4,threads=100", "--verbose"});
+  wb::test::ChildProcess child({kWorkbench, "peak", "--config", slow_config(dir), "--store", store.string(),
+                                "--set", "disks=4,threads=100", "--verbose"});
   // --verbose logs "trial N stored" to stderr after each trial is committed; read them from the
   // store instead of the pipe so the check does not depend on buffering: wait for 3 trials.
   int stored = 0;
@@ -194,8 +199,8 @@ TEST_CASE("killing peak mid-search leaves an intact store holding every complete
 TEST_CASE("Ctrl-C stops peak with exit 130 and records the interrupted search") {
   fs::path dir = fresh_dir("sigint");
   fs::path store = dir / "w.db";
-  wb::test::ChildProcess child({kWorkbench, "peak", "--config", slow_config(dir), "--store", store.string(), "--set",
-                                "disks=4,threads=100"});
+  wb::test::ChildProcess child({kWorkbench, "peak", "--config", slow_config(dir), "--store", store.string(),
+                                "--set", "disks=4,threads=100"});
   int stored = 0;
   for (int i = 0; i < 600 && stored < 1; ++i) {
     std::this_thread::sleep_for(100ms);

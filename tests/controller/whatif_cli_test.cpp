@@ -1,8 +1,8 @@
 // `workbench whatif`, `model show` and `report` as a user runs them, on the simulated testbed: the
 // real binary, a real store. The expectation is checked against the simulation's own truth, the
 // operational laws, and what `peak` measures.
-#include <catch2/catch.hpp>
 #include <sqlite3.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -71,7 +71,8 @@ TEST_CASE("whatif's λ* on the simulated testbed is within 10% of the simulated 
 TEST_CASE("whatif answers follow the DESIGN contract and the operational laws") {
   fs::path dir = fresh_dir("laws");
   std::string store = (dir / "w.db").string();
-  std::vector<std::string> base{"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16"};
+  std::vector<std::string> base{"whatif", "--config", kSimConfig,          "--store",
+                                store,    "--set",    "disks=2,threads=16"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = base;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -111,10 +112,11 @@ TEST_CASE("whatif answers follow the DESIGN contract and the operational laws") 
   json resp = with({"--metric", "response", "--rate", std::to_string(lambda_star)});
   CHECK(resp["answers"][0]["value"].get<double>() == Approx(40.0).epsilon(1e-3));
   // Below saturation an open system's throughput is the offered rate; above, λ_max.
-  CHECK(with({"--metric", "throughput", "--rate", "10"})["answers"][0]["value"].get<double>() == Approx(10.0));
+  CHECK(with({"--metric", "throughput", "--rate", "10"})["answers"][0]["value"].get<double>() ==
+        Approx(10.0));
   double lmax = peak["saturation_rate"].get<double>();
-  CHECK(with({"--metric", "throughput", "--rate", std::to_string(lmax * 2)})["answers"][0]["value"].get<double>() ==
-        Approx(lmax));
+  CHECK(with({"--metric", "throughput", "--rate", std::to_string(lmax * 2)})["answers"][0]["value"]
+            .get<double>() == Approx(lmax));
   // Utilization law at a given rate: the disk (15 ms × 0.8 visits over 2 servers) at 50/s is 0.3.
   json at50 = with({"--rate", "50", "--explain"});
   CHECK(at50["at_rate"].get<double>() == Approx(50.0));
@@ -128,7 +130,8 @@ TEST_CASE("whatif answers follow the DESIGN contract and the operational laws") 
   CHECK(x1["answers"][0]["value"].get<double>() == Approx(1.0));  // N / (R + Z) = 1 / 1 s
 
   // Text output with --explain names the bottleneck and the utilizations.
-  auto text = workbench({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16", "--explain"});
+  auto text = workbench(
+      {"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16", "--explain"});
   REQUIRE(text.exit_code == 0);
   CHECK_THAT(text.out, Catch::Contains("the bottleneck is " + peak["bottleneck"].get<std::string>()));
   CHECK_THAT(text.out, Catch::Contains("utilization"));
@@ -139,8 +142,10 @@ TEST_CASE("whatif answers follow the DESIGN contract and the operational laws") 
 TEST_CASE("peak stores the expectation with its result; report puts them side by side") {
   fs::path dir = fresh_dir("report");
   std::string store = (dir / "w.db").string();
-  json w = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
-  json p = run_json({"peak", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
+  json w =
+      run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
+  json p =
+      run_json({"peak", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
   REQUIRE(p["status"] == "found");
   json r = run_json({"report", "--config", kSimConfig, "--store", store, "--json"});
   REQUIRE(r["searches"].size() == 1);
@@ -158,11 +163,13 @@ TEST_CASE("peak stores the expectation with its result; report puts them side by
   CHECK(r["fidelity"].get<double>() == (within ? 1.0 : 0.0));
 
   // whatif's fidelity now comes from that measurement.
-  json again = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=1,threads=4", "--json"});
+  json again =
+      run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=1,threads=4", "--json"});
   CHECK(again["answers"][0]["fidelity_n"] == 1);
   CHECK(again["answers"][0]["fidelity"].get<double>() == (within ? 1.0 : 0.0));
   // Z-CART learned the one measurement's correction: for that sample it answers what was measured.
-  json same = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
+  json same =
+      run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
   REQUIRE(same["answers"].size() >= 2);
   CHECK(same["answers"][1]["source"] == "zcart");
   CHECK(same["answers"][1]["value"].get<double>() == Approx(measured).epsilon(1e-9));
@@ -178,8 +185,10 @@ TEST_CASE("peak stores the expectation with its result; report puts them side by
 TEST_CASE("model show on the demo config: workload attributes set the disk's demand per mix") {
   fs::path dir = fresh_dir("show");
   std::string store = (dir / "w.db").string();
-  json web = run_json({"model", "show", "--config", kDemoConfig, "--store", store, "--set", "mix=web,disks=4", "--json"});
-  json db = run_json({"model", "show", "--config", kDemoConfig, "--store", store, "--set", "mix=db_tp,disks=4", "--json"});
+  json web = run_json(
+      {"model", "show", "--config", kDemoConfig, "--store", store, "--set", "mix=web,disks=4", "--json"});
+  json db = run_json(
+      {"model", "show", "--config", kDemoConfig, "--store", store, "--set", "mix=db_tp,disks=4", "--json"});
   auto disk = [](const json& j) {
     for (const auto& c : j["centers"]) {
       if (c["name"] == "disk") return c;
@@ -223,16 +232,24 @@ TEST_CASE("bad workload attributes give one line naming FILE:LINE:KEY") {
   };
   int attr_line = static_cast<int>(line_of("disk_ms = { db_tp"));
   std::vector<Case> cases{
-      {variant("missing_level.toml", "mail = 7.5, ", ""), {"--set", "mix=mail"},
-       "missing_level.toml:" + std::to_string(attr_line) + ":model.attributes.mix.disk_ms: no value for level 'mail'"},
-      {variant("factor_name.toml", "disk_ms = {", "threads = {"), {},
-       "factor_name.toml:" + std::to_string(attr_line) + ":model.attributes.mix.threads: attribute 'threads' has the name of a factor"},
-      {variant("unknown_factor.toml", "[model.attributes.mix]", "[model.attributes.workload]"), {},
+      {variant("missing_level.toml", "mail = 7.5, ", ""),
+       {"--set", "mix=mail"},
+       "missing_level.toml:" + std::to_string(attr_line) +
+           ":model.attributes.mix.disk_ms: no value for level 'mail'"},
+      {variant("factor_name.toml", "disk_ms = {", "threads = {"),
+       {},
+       "factor_name.toml:" + std::to_string(attr_line) +
+           ":model.attributes.mix.threads: attribute 'threads' has the name of a factor"},
+      {variant("unknown_factor.toml", "[model.attributes.mix]", "[model.attributes.workload]"),
+       {},
        "unknown_factor.toml:" + std::to_string(line_of("[model.attributes.mix]")) +
            ":model.attributes.workload: 'workload' is not a declared factor"},
-      {variant("negative.toml", "specsfs97 = 25 }", "specsfs97 = -25 }"), {},
-       "negative.toml:" + std::to_string(attr_line) + ":model.attributes.mix.disk_ms.specsfs97: must be a finite number >= 0"},
-      {variant("unknown_name.toml", "visits = \"{disk_visits}\"", "visits = \"{disk_fraction}\""), {},
+      {variant("negative.toml", "specsfs97 = 25 }", "specsfs97 = -25 }"),
+       {},
+       "negative.toml:" + std::to_string(attr_line) +
+           ":model.attributes.mix.disk_ms.specsfs97: must be a finite number >= 0"},
+      {variant("unknown_name.toml", "visits = \"{disk_visits}\"", "visits = \"{disk_fraction}\""),
+       {},
        "unknown factor 'disk_fraction'"},
   };
   for (const auto& c : cases) {
@@ -294,9 +311,12 @@ TEST_CASE("inside a finished surface's region whatif also answers from the fitte
       std::string key = "disks=" + std::to_string(d) + ",threads=" + std::to_string(t);
       std::string js = "{\"disks\":\"" + std::to_string(d) + "\",\"threads\":\"" + std::to_string(t) + "\"}";
       int id = 100 + position;
-      sql += "INSERT INTO searches (id, testbed, sample, sample_json, confidence, accuracy, policy, options_json, status, "
-             "peak_rate) VALUES (" + std::to_string(id) + ", 'sim-nfs', '" + key + "', '" + js +
-             "', 0.95, 0.9, 'binsearch', '{}', 'found', " + std::to_string(50 + 20 * d) + ");";
+      sql +=
+          "INSERT INTO searches (id, testbed, sample, sample_json, confidence, accuracy, policy, "
+          "options_json, status, "
+          "peak_rate) VALUES (" +
+          std::to_string(id) + ", 'sim-nfs', '" + key + "', '" + js +
+          "', 0.95, 0.9, 'binsearch', '{}', 'found', " + std::to_string(50 + 20 * d) + ");";
       sql += "INSERT INTO surface_points (surface_id, position, sample, sample_json, search_id) VALUES (7, " +
              std::to_string(position) + ", '" + key + "', '" + js + "', " + std::to_string(id) + ");";
       ++position;
@@ -304,7 +324,8 @@ TEST_CASE("inside a finished surface's region whatif also answers from the fitte
   }
   exec_sql(store, sql);
 
-  json inside = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
+  json inside =
+      run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
   const json* s = answer_from(inside, "surface");
   REQUIRE(s != nullptr);
   CHECK(s->at("metric") == "peak");
@@ -316,11 +337,12 @@ TEST_CASE("inside a finished surface's region whatif also answers from the fitte
   REQUIRE(answer_from(inside, "expectation") != nullptr);  // the model still answers too
 
   // Outside the measured range (threads 100 > 64) the surface does not extrapolate.
-  json outside = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=100", "--json"});
+  json outside = run_json(
+      {"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=100", "--json"});
   CHECK(answer_from(outside, "surface") == nullptr);
   // Nor does it answer other metrics.
-  json resp = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--metric",
-                        "response", "--rate", "20", "--json"});
+  json resp = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8",
+                        "--metric", "response", "--rate", "20", "--json"});
   CHECK(answer_from(resp, "surface") == nullptr);
   fs::remove_all(dir);
 }

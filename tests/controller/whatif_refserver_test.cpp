@@ -1,9 +1,9 @@
 // The expectation model against the real refserver of configs/demo.toml (integration: real
 // refserver, real wbload, on loopback; bounded to one calibration trial and one short search).
-#include <catch2/catch.hpp>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -62,7 +62,8 @@ json run_json(std::vector<std::string> args, std::chrono::seconds timeout) {
 
 }  // namespace
 
-TEST_CASE("model calibrate reads refserver's stage times; the model's response time matches a measured search") {
+TEST_CASE(
+    "model calibrate reads refserver's stage times; the model's response time matches a measured search") {
   fs::path dir = fs::temp_directory_path() / ("wb_whatif_refserver_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -71,8 +72,8 @@ TEST_CASE("model calibrate reads refserver's stage times; the model's response t
   const std::string set = "mix=db_tp,threads=4,disks=2";
 
   // One 8 s trial at a low rate: ~250 requests, every one a disk op with mean 24.3 ms.
-  json cal = run_json({"model", "calibrate", "--config", config, "--store", store, "--set", set, "--rate", "30",
-                       "--runlength", "8", "--json"},
+  json cal = run_json({"model", "calibrate", "--config", config, "--store", store, "--set", set, "--rate",
+                       "30", "--runlength", "8", "--json"},
                       120s);
   std::map<std::string, json> by_center;
   for (const auto& c : cal["calibrations"]) by_center[c["center"]] = c;
@@ -95,7 +96,9 @@ TEST_CASE("model calibrate reads refserver's stage times; the model's response t
   }
   // The calibration was measured at mix=db_tp: it serves other threads/disks settings of db_tp,
   // not another mix.
-  json other = run_json({"whatif", "--config", config, "--store", store, "--set", "mix=db_tp,threads=8,disks=4", "--json"}, 60s);
+  json other = run_json(
+      {"whatif", "--config", config, "--store", store, "--set", "mix=db_tp,threads=8,disks=4", "--json"},
+      60s);
   CHECK(other["answers"][0]["calibrated"].size() == 2);
   json web = run_json({"whatif", "--config", config, "--store", store, "--set", "mix=web", "--json"}, 60s);
   CHECK(web["answers"][0]["calibrated"] == json::array({"cpu"}));
@@ -106,18 +109,19 @@ TEST_CASE("model calibrate reads refserver's stage times; the model's response t
   // issue's closing note). What it does measure well is the mean response time at the load it
   // settled on: the model's R at that load must lie within the search's CI, widened by the 10%
   // the expectation is allowed.
-  json peak = run_json({"peak", "--config", config, "--store", store, "--set", set, "--target", "90/80", "--json"}, 900s);
+  json peak = run_json(
+      {"peak", "--config", config, "--store", store, "--set", set, "--target", "90/80", "--json"}, 900s);
   REQUIRE(peak["status"] == "found");
   double m = peak["peak_rate"].get<double>();
-  json at = run_json({"whatif", "--config", config, "--store", store, "--set", set, "--metric", "response", "--rate",
-                      std::to_string(m), "--json"},
+  json at = run_json({"whatif", "--config", config, "--store", store, "--set", set, "--metric", "response",
+                      "--rate", std::to_string(m), "--json"},
                      60s);
   double r_model = at["answers"][0]["value"].get<double>();
   double lo = peak["response"]["ci_low_ms"].get<double>(), hi = peak["response"]["ci_high_ms"].get<double>();
   json expected = run_json({"whatif", "--config", config, "--store", store, "--set", set, "--json"}, 60s);
   double e = expected["answers"][0]["value"].get<double>();
-  INFO("at λ = " << m << "/s: model R " << r_model << " ms, measured CI [" << lo << ", " << hi << "] ms; model λ* "
-                 << e << "/s");
+  INFO("at λ = " << m << "/s: model R " << r_model << " ms, measured CI [" << lo << ", " << hi
+                 << "] ms; model λ* " << e << "/s");
   CHECK(r_model >= 0.9 * lo);
   CHECK(r_model <= 1.1 * hi);
   json report = run_json({"report", "--config", config, "--store", store, "--json"}, 60s);

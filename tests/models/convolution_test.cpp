@@ -50,14 +50,16 @@ TEST_CASE("the brute-force Markov chain reproduces Jain 1991 Table 35.5 state pr
     std::vector<int> state;
     double p;
   };
-  const Row rows[] = {{{0, 0, 0, 3}, 0.021}, {{0, 0, 1, 2}, 0.031}, {{0, 0, 2, 1}, 0.047}, {{0, 0, 3, 0}, 0.070},
-                      {{0, 1, 0, 2}, 0.010}, {{0, 1, 1, 1}, 0.016}, {{0, 1, 2, 0}, 0.023}, {{0, 2, 0, 1}, 0.005},
-                      {{0, 2, 1, 0}, 0.008}, {{0, 3, 0, 0}, 0.003}, {{1, 0, 0, 2}, 0.063}, {{1, 0, 1, 1}, 0.094},
-                      {{1, 0, 2, 0}, 0.141}, {{1, 1, 0, 1}, 0.031}, {{1, 1, 1, 0}, 0.047}, {{1, 2, 0, 0}, 0.016},
-                      {{2, 0, 0, 1}, 0.094}, {{2, 0, 1, 0}, 0.141}, {{2, 1, 0, 0}, 0.047}, {{3, 0, 0, 0}, 0.094}};
+  const Row rows[] = {
+      {{0, 0, 0, 3}, 0.021}, {{0, 0, 1, 2}, 0.031}, {{0, 0, 2, 1}, 0.047}, {{0, 0, 3, 0}, 0.070},
+      {{0, 1, 0, 2}, 0.010}, {{0, 1, 1, 1}, 0.016}, {{0, 1, 2, 0}, 0.023}, {{0, 2, 0, 1}, 0.005},
+      {{0, 2, 1, 0}, 0.008}, {{0, 3, 0, 0}, 0.003}, {{1, 0, 0, 2}, 0.063}, {{1, 0, 1, 1}, 0.094},
+      {{1, 0, 2, 0}, 0.141}, {{1, 1, 0, 1}, 0.031}, {{1, 1, 1, 0}, 0.047}, {{1, 2, 0, 0}, 0.016},
+      {{2, 0, 0, 1}, 0.094}, {{2, 0, 1, 0}, 0.141}, {{2, 1, 0, 0}, 0.047}, {{3, 0, 0, 0}, 0.094}};
   REQUIRE(pi.size() == 20);
   for (const auto& row : rows) {
-    INFO("state " << row.state[0] << row.state[1] << row.state[2] << row.state[3] << " p = " << pi.at(row.state));
+    INFO("state " << row.state[0] << row.state[1] << row.state[2] << row.state[3]
+                  << " p = " << pi.at(row.state));
     CHECK(matches_printed(pi.at(row.state), row.p, 3));
   }
   double p_a[4] = {0, 0, 0, 0};
@@ -82,13 +84,15 @@ TEST_CASE("convolution with multi-server and delay centers matches the Markov ch
   double x = think_busy / 5.0;  // departures from the think stage
   auto r = wb::solve_convolution(c, n, 5.0);
   CHECK(r.throughput == Approx(x).epsilon(1e-10));
-  for (int k = 0; k < 3; ++k) CHECK(r.centers[static_cast<std::size_t>(k)].queue_length == Approx(q[k + 1]).epsilon(1e-9));
+  for (int k = 0; k < 3; ++k)
+    CHECK(r.centers[static_cast<std::size_t>(k)].queue_length == Approx(q[k + 1]).epsilon(1e-9));
   CHECK(n == Approx(r.throughput * (r.response + 5.0)).epsilon(1e-12));
   // Exact MVA agrees wherever it is exact: single-server and delay centers only.
   std::vector<wb::ClosedCenter> single{{"disk", 12.0, 1, wb::ClosedCenterKind::kQueue},
                                        {"net", 1.0, 1, wb::ClosedCenterKind::kDelay}};
   for (int m : {1, 4, 30}) {
-    CHECK(wb::solve_convolution(single, m, 5.0).throughput == Approx(wb::mva_exact(single, m, 5.0).throughput).epsilon(1e-10));
+    CHECK(wb::solve_convolution(single, m, 5.0).throughput ==
+          Approx(wb::mva_exact(single, m, 5.0).throughput).epsilon(1e-10));
   }
 }
 

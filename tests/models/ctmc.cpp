@@ -42,7 +42,8 @@ void compositions(int left, std::size_t k, std::vector<int>& cur, std::vector<st
 
 }  // namespace
 
-std::map<std::vector<int>, double> closed_cyclic(const std::vector<double>& service, const std::vector<int>& servers, int population) {
+std::map<std::vector<int>, double> closed_cyclic(const std::vector<double>& service,
+                                                 const std::vector<int>& servers, int population) {
   std::vector<std::vector<int>> states;
   std::vector<int> cur(service.size(), 0);
   compositions(population, 0, cur, states);

@@ -17,6 +17,7 @@ std::vector<double> mmc_distribution(int servers, double arrival_rate, double se
 // A closed cyclic network: N customers visit stations 0 → 1 → … → K−1 → 0. Station k serves
 // with mean time service[k] per visit on servers[k] servers (0 = infinitely many, a delay).
 // Returns the stationary probability of every state (customers per station).
-std::map<std::vector<int>, double> closed_cyclic(const std::vector<double>& service, const std::vector<int>& servers, int population);
+std::map<std::vector<int>, double> closed_cyclic(const std::vector<double>& service,
+                                                 const std::vector<int>& servers, int population);
 
 }  // namespace wb::test

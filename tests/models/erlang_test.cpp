@@ -39,7 +39,8 @@ TEST_CASE("M/M/c means match the birth-death chain solved by Eigen") {
     int c;
     double lambda, s;
   };
-  for (auto k : {Case{1, 0.7, 1.0}, Case{3, 2.1, 1.0}, Case{4, 30.0, 0.1}, Case{8, 0.5, 12.0}, Case{16, 1.0, 14.0}}) {
+  for (auto k :
+       {Case{1, 0.7, 1.0}, Case{3, 2.1, 1.0}, Case{4, 30.0, 0.1}, Case{8, 0.5, 12.0}, Case{16, 1.0, 14.0}}) {
     INFO("c=" << k.c << " lambda=" << k.lambda << " S=" << k.s);
     auto pi = wb::test::mmc_distribution(k.c, k.lambda, k.s, 600);
     double p_wait = 0, lq = 0, l = 0;
@@ -82,7 +83,8 @@ TEST_CASE("an overloaded M/M/c is reported unstable, not as a number") {
   CHECK_THROWS_AS(wb::mmc(1, -1.0, 1.0), wb::Error);
 }
 
-TEST_CASE("Allen-Cunneen reduces to Pollaczek-Khinchine for one server and to M/M/c for exponential service") {
+TEST_CASE(
+    "Allen-Cunneen reduces to Pollaczek-Khinchine for one server and to M/M/c for exponential service") {
   double lambda = 0.8, s = 1.0;
   for (double scv : {0.0, 0.5, 1.44, 4.0}) {
     // P-K: W_q = λ·E[S²] / (2(1−ρ)), E[S²] = S²(1 + c_s²).

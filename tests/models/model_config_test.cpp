@@ -60,7 +60,8 @@ within = "nfsd"
 int line_of(const std::string& needle) {
   auto pos = kGood.find(needle);
   REQUIRE(pos != std::string::npos);
-  return 1 + static_cast<int>(std::count(kGood.begin(), kGood.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+  return 1 +
+         static_cast<int>(std::count(kGood.begin(), kGood.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
 }
 
 std::string replaced(const std::string& from, const std::string& to) {
@@ -100,8 +101,8 @@ TEST_CASE("bad [model] sections give one line with file:line:key") {
        line_of("servers = \"{disks}\""), "names unknown factor 'spindles'"},
       {replaced("service_ms = 8", "service_ms = \"{disks} * {size}\""), "model.center[2].service_ms",
        line_of("service_ms = 8"), "names unknown factor 'size'"},
-      {replaced("service_ms = 0.6", "service_ms = -0.6"), "model.center[1].service_ms", line_of("service_ms = 0.6"),
-       "must be a positive time"},
+      {replaced("service_ms = 0.6", "service_ms = -0.6"), "model.center[1].service_ms",
+       line_of("service_ms = 0.6"), "must be a positive time"},
       {replaced("visits = 0.7", "visits = 0"), "model.center[2].visits", line_of("visits = 0.7"),
        "a center nobody visits"},
       {replaced("within = \"nfsd\"\n\n", "within = \"nfs\"\n\n"), "model.center[1].within",
@@ -126,6 +127,7 @@ TEST_CASE("bad [model] sections give one line with file:line:key") {
   std::string lonely = replaced("within = \"nfsd\"\n\n", "\n\n");
   lonely = lonely.substr(0, lonely.rfind("within = \"nfsd\"")) + "\n";
   std::string path = write_config("model_lonely.toml", lonely);
-  CHECK_THROWS_WITH(wb::Config::load(path), Catch::StartsWith(path + ":") && Catch::Contains("model.center") &&
-                                                Catch::Contains("pool 'nfsd' has no center declared within it"));
+  CHECK_THROWS_WITH(wb::Config::load(path),
+                    Catch::StartsWith(path + ":") && Catch::Contains("model.center") &&
+                        Catch::Contains("pool 'nfsd' has no center declared within it"));
 }

@@ -62,12 +62,14 @@ TEST_CASE("open stations match their closed forms: M/M/2, M/M/1-PS with revisits
   double l = lambda / 1000;  // per ms
   double rho_web = l * 10 / 2, rho_app = l * 2 * 5, rho_db = l * 4;
   CHECK(r.centers[0].utilization == Approx(rho_web));
-  CHECK(r.centers[0].response_ms == Approx(10 / (1 - rho_web * rho_web)));            // M/M/2: S/(1−ρ²)
-  CHECK(r.centers[1].response_ms == Approx(2 * 5 / (1 - rho_app)));                    // PS: V·S/(1−ρ)
-  CHECK(r.centers[2].response_ms == Approx(4 + l * 16 * (1 + 4) / (2 * (1 - rho_db)))); // Pollaczek–Khinchine
+  CHECK(r.centers[0].response_ms == Approx(10 / (1 - rho_web * rho_web)));  // M/M/2: S/(1−ρ²)
+  CHECK(r.centers[1].response_ms == Approx(2 * 5 / (1 - rho_app)));         // PS: V·S/(1−ρ)
+  CHECK(r.centers[2].response_ms ==
+        Approx(4 + l * 16 * (1 + 4) / (2 * (1 - rho_db))));  // Pollaczek–Khinchine
   CHECK(r.centers[3].response_ms == Approx(3));
   CHECK(r.centers[3].utilization == 0);
-  CHECK(r.response_ms == Approx(r.centers[0].response_ms + r.centers[1].response_ms + r.centers[2].response_ms + 3));
+  CHECK(r.response_ms ==
+        Approx(r.centers[0].response_ms + r.centers[1].response_ms + r.centers[2].response_ms + 3));
   CHECK(r.bottleneck == "app");
   CHECK(r.centers[1].demand_ms == Approx(10));
 }
@@ -176,8 +178,9 @@ TEST_CASE("expressions that evaluate to impossible values name the center and th
   CHECK_THROWS_WITH(wb::solve_open(net, s, 10), Catch::Contains("model center 'disk': servers '{disks}/3'") &&
                                                     Catch::Contains("whole number"));
   s.set("disks", "3");
-  CHECK_THROWS_WITH(wb::saturation_rate(net, s), Catch::Contains("model center 'disk': service_ms '{size} - 10' is -6") &&
-                                                     Catch::Contains("disks=3,size=4"));
+  CHECK_THROWS_WITH(wb::saturation_rate(net, s),
+                    Catch::Contains("model center 'disk': service_ms '{size} - 10' is -6") &&
+                        Catch::Contains("disks=3,size=4"));
   CHECK_THROWS_AS(wb::solve_open(net, s, 10), wb::InputError);
   CHECK_THROWS_AS(wb::solve_open(nfs(), sample(1, 1), -5), wb::Error);
 }

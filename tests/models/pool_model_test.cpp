@@ -18,19 +18,20 @@
 namespace {
 
 struct ChainMeans {
-  double waiting = 0;            // requests waiting for a token
-  double tokens = 0;             // tokens held
-  std::vector<double> at;        // requests at each inner station
+  double waiting = 0;      // requests waiting for a token
+  double tokens = 0;       // tokens held
+  std::vector<double> at;  // requests at each inner station
 };
 
 // `visit`: probability that a request visits each station (the first is always visited).
-ChainMeans pool_chain(double lambda, int tokens, const std::vector<double>& service, const std::vector<int>& servers, int max_wait,
-                      std::vector<double> visit = {}) {
+ChainMeans pool_chain(double lambda, int tokens, const std::vector<double>& service,
+                      const std::vector<int>& servers, int max_wait, std::vector<double> visit = {}) {
   if (visit.empty()) visit.assign(service.size(), 1.0);
   const std::size_t k_n = service.size();
   // State: waiting count, then customers per inner station.
   std::vector<std::vector<int>> states;
-  std::function<void(std::vector<int>&, std::size_t, int)> fill = [&](std::vector<int>& s, std::size_t k, int left) {
+  std::function<void(std::vector<int>&, std::size_t, int)> fill = [&](std::vector<int>& s, std::size_t k,
+                                                                      int left) {
     if (k == k_n) {
       int held = 0;
       for (std::size_t i = 1; i <= k_n; ++i) held += s[i];
@@ -59,7 +60,10 @@ ChainMeans pool_chain(double lambda, int tokens, const std::vector<double>& serv
     int held = 0;
     for (std::size_t i = 1; i <= k_n; ++i) held += s[i];
     auto t = s;
-    if (held < tokens) ++t[1]; else ++t[0];
+    if (held < tokens)
+      ++t[1];
+    else
+      ++t[0];
     add(s, t, lambda);
     for (std::size_t k = 0; k < k_n; ++k) {
       int busy = s[k + 1];
@@ -143,7 +147,8 @@ TEST_CASE("a pool with one token around one server is an M/M/1 queue") {
 }
 
 TEST_CASE("a pool with many tokens vanishes into its inner stations") {
-  wb::PoolModel pool(400, {{"cpu", 1.0, 2, wb::ClosedCenterKind::kQueue}, {"disk", 8.0, 4, wb::ClosedCenterKind::kQueue}});
+  wb::PoolModel pool(
+      400, {{"cpu", 1.0, 2, wb::ClosedCenterKind::kQueue}, {"disk", 8.0, 4, wb::ClosedCenterKind::kQueue}});
   double lambda = 0.4;  // disk at 80%
   auto s = pool.at(lambda);
   CHECK(s.token_wait == Approx(0).margin(1e-9));
@@ -169,7 +174,8 @@ TEST_CASE("the QBD pool solution is exact where the flow-equivalent server is no
   // Four tokens around a 2-CPU stage (1 ms) and 2 disks (15 ms) that 80% of requests visit: tokens
   // and disks are both scarce, and the flow-equivalent server misses the correlation between a
   // waiting line for tokens and slow inner states.
-  wb::PoolModel fes(4, {{"cpu", 1.0, 2, wb::ClosedCenterKind::kQueue}, {"disk", 12.0, 2, wb::ClosedCenterKind::kQueue}});
+  wb::PoolModel fes(
+      4, {{"cpu", 1.0, 2, wb::ClosedCenterKind::kQueue}, {"disk", 12.0, 2, wb::ClosedCenterKind::kQueue}});
   for (double load : {0.3, 0.55, 0.8}) {
     double lambda = load * fes.capacity();
     INFO("load " << load);

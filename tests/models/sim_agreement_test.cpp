@@ -31,7 +31,8 @@ Observed simulate(const wb::QueueNetwork& net, const wb::Sample& s, double lambd
   auto out = wb::sim::simulate(net, s, spec);
   REQUIRE(out.completed == out.sent);
   Observed o;
-  o.response_ms = std::accumulate(out.response_ms.begin(), out.response_ms.end(), 0.0) / static_cast<double>(out.response_ms.size());
+  o.response_ms = std::accumulate(out.response_ms.begin(), out.response_ms.end(), 0.0) /
+                  static_cast<double>(out.response_ms.size());
   o.utilization = out.utilization;
   return o;
 }
@@ -45,14 +46,15 @@ void check_agreement(const wb::QueueNetwork& net, const wb::Sample& s, std::uint
     double lambda = load * lambda_max;
     auto model = wb::solve_open(net, s, lambda);
     auto sim = simulate(net, s, lambda, seed++);
-    INFO("sample " << s.key() << ", load " << load << " of " << lambda_max << "/s: model R = " << model.response_ms
-                   << " ms, simulated R = " << sim.response_ms << " ms");
+    INFO("sample " << s.key() << ", load " << load << " of " << lambda_max << "/s: model R = "
+                   << model.response_ms << " ms, simulated R = " << sim.response_ms << " ms");
     REQUIRE(model.stable);
     double busiest = 0;
     for (std::size_t i = 0; i < model.centers.size(); ++i) {
       const auto& c = model.centers[i];
       busiest = std::max(busiest, c.utilization);
-      INFO("center " << c.name << ": model U = " << c.utilization << ", simulated U = " << sim.utilization[i]);
+      INFO("center " << c.name << ": model U = " << c.utilization
+                     << ", simulated U = " << sim.utilization[i]);
       CHECK(c.utilization == Approx(sim.utilization[i]).epsilon(0.05).margin(0.005));
     }
     CHECK(busiest <= 0.8 + 1e-9);
@@ -76,9 +78,9 @@ TEST_CASE("the NFS-like simulated testbed (configs/sim.toml) agrees with the ope
   const auto& net = cfg.sim()->network;
   std::uint64_t seed = 11;
   // Token-bound (few threads), disk-bound (many threads) and in between.
-  for (const char* set : {"disks=1,threads=16", "disks=2,threads=2", "disks=4,threads=4", "disks=4,threads=16",
-                          "disks=3,threads=8", "disks=1,threads=1", "disks=2,threads=4", "disks=4,threads=8",
-                          "disks=4,threads=100"}) {
+  for (const char* set : {"disks=1,threads=16", "disks=2,threads=2", "disks=4,threads=4",
+                          "disks=4,threads=16", "disks=3,threads=8", "disks=1,threads=1", "disks=2,threads=4",
+                          "disks=4,threads=8", "disks=4,threads=100"}) {
     check_agreement(net, cfg.sample(set), seed);
     seed += 10;
   }
@@ -91,13 +93,13 @@ TEST_CASE("a network without pools agrees with the simulation: multi-server, PS,
   net.centers.back().discipline = wb::Discipline::kPs;
   net.centers.back().distribution = wb::ServiceDistribution::kLognormal;
   net.centers.back().cv = 2;
-  net.centers.push_back(center("log", "1", 1.5));    // M/D/1, visited 2.5 times on average
+  net.centers.push_back(center("log", "1", 1.5));  // M/D/1, visited 2.5 times on average
   net.centers.back().distribution = wb::ServiceDistribution::kDeterministic;
   net.centers.back().visits = 2.5;
   net.centers.push_back(center("db", "{disks}", 9.0));  // M/G/c with lognormal cv 1.5: Allen–Cunneen
   net.centers.back().distribution = wb::ServiceDistribution::kLognormal;
   net.centers.back().cv = 1.5;
-  net.centers.push_back(center("wan", "1", 20.0));   // delay
+  net.centers.push_back(center("wan", "1", 20.0));  // delay
   net.centers.back().discipline = wb::Discipline::kDelay;
   for (int disks : {1, 3}) {
     wb::Sample s;

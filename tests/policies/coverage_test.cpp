@@ -73,7 +73,8 @@ TEST_CASE("cost rises with confidence and with accuracy [003 Fig. 9]") {
   auto mean_cost = [&](const char* t) {
     double sum = 0;
     const int n = 40;
-    for (int seed = 1; seed <= n; ++seed) sum += search(s, Target::parse(t), static_cast<std::uint64_t>(seed)).cost_s;
+    for (int seed = 1; seed <= n; ++seed)
+      sum += search(s, Target::parse(t), static_cast<std::uint64_t>(seed)).cost_s;
     return sum / n;
   };
   double c60 = mean_cost("60/90"), c90 = mean_cost("90/90"), c99 = mean_cost("99/90");

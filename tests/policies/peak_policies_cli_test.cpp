@@ -1,8 +1,8 @@
 // `workbench peak --policy ... --seeding` end to end: the real binary, a real store holding
 // earlier searches of the same testbed.
-#include <catch2/catch.hpp>
 #include <sqlite3.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -45,20 +45,21 @@ TEST_CASE("peak --policy model-safe --seeding starts at the nearest earlier samp
   fs::path store = dir / "w.db";
 
   // Earlier searches on this testbed: two samples.
-  auto a = workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=2,threads=16",
-                      "--json"});
+  auto a = workbench(
+      {"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=2,threads=16", "--json"});
   INFO(a.err);
   REQUIRE(a.exit_code == 0);
   double near_peak = nlohmann::json::parse(a.out)["peak_rate"].get<double>();
-  auto b = workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=4,threads=100",
-                      "--json"});
+  auto b = workbench(
+      {"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=4,threads=100", "--json"});
   REQUIRE(b.exit_code == 0);
   double far_peak = nlohmann::json::parse(b.out)["peak_rate"].get<double>();
   REQUIRE(far_peak != near_peak);
 
   // disks=2,threads=32 is one level from (2, 16) and far from (4, 100).
-  auto r = workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=2,threads=32",
-                      "--policy", "model-safe", "--seeding", "--runlength", "adaptive", "--json"});
+  auto r =
+      workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=2,threads=32",
+                 "--policy", "model-safe", "--seeding", "--runlength", "adaptive", "--json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
@@ -77,16 +78,16 @@ TEST_CASE("peak --policy model-safe --seeding starts at the nearest earlier samp
     CHECK(j["loads"].size() == 1);
   }
   // The store records where the search started and how.
-  auto opts = nlohmann::json::parse(query(store, "SELECT options_json FROM searches WHERE id = " +
-                                                     std::to_string(j["search_id"].get<long>())));
+  auto opts = nlohmann::json::parse(query(
+      store, "SELECT options_json FROM searches WHERE id = " + std::to_string(j["search_id"].get<long>())));
   CHECK(opts["seeding"] == true);
   CHECK(opts["start_rate"].get<double>() == Approx(near_peak));
   CHECK(opts["runlength"] == "adaptive");
 
   // Without earlier searches of the testbed, --seeding falls back to [peak] start_rate.
   fs::path empty = dir / "empty.db";
-  auto e = workbench({"peak", "--config", kSimConfig, "--store", empty.string(), "--set", "disks=2,threads=32",
-                      "--policy", "model-safe", "--seeding", "--json"});
+  auto e = workbench({"peak", "--config", kSimConfig, "--store", empty.string(), "--set",
+                      "disks=2,threads=32", "--policy", "model-safe", "--seeding", "--json"});
   REQUIRE(e.exit_code == 0);
   CHECK(nlohmann::json::parse(e.out)["loads"][0]["rate"].get<double>() == Approx(50));
   fs::remove_all(dir);
@@ -95,12 +96,14 @@ TEST_CASE("peak --policy model-safe --seeding starts at the nearest earlier samp
 TEST_CASE("peak --help explains every policy; an unknown policy or runlength is a usage error") {
   auto h = workbench({"peak", "--help"});
   REQUIRE(h.exit_code == 0);
-  for (const char* p : {"binsearch:", "linear:", "strawman:", "model:", "model-safe:", "--seeding", "--runlength"}) {
+  for (const char* p :
+       {"binsearch:", "linear:", "strawman:", "model:", "model-safe:", "--seeding", "--runlength"}) {
     CHECK(h.out.find(p) != std::string::npos);
   }
   auto bad = workbench({"peak", "--config", kSimConfig, "--store", "/nonexistent/x.db", "--policy", "magic"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("binsearch") != std::string::npos);
-  auto bad_r = workbench({"peak", "--config", kSimConfig, "--store", "/nonexistent/x.db", "--runlength", "often"});
+  auto bad_r =
+      workbench({"peak", "--config", kSimConfig, "--store", "/nonexistent/x.db", "--runlength", "often"});
   CHECK(bad_r.exit_code == 2);
 }

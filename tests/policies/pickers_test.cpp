@@ -21,8 +21,8 @@ SearchOptions options() {
   return o;
 }
 
-SearchResult search(const std::string& policy, test::CurveRunner& runner, double start = 50, bool seeded = false,
-                    SearchOptions o = options()) {
+SearchResult search(const std::string& policy, test::CurveRunner& runner, double start = 50,
+                    bool seeded = false, SearchOptions o = options()) {
   auto picker = make_picker(policy, o.peak, start, seeded);
   return run_search(Sample{}, o, *picker, runner);
 }

@@ -17,8 +17,8 @@ const Config& sim_config() {
   return c;
 }
 
-TestLoad measure(sim::SimulatedTestbed& tb, const Sample& s, double rate, double r, int n, std::uint64_t& index,
-                 const SearchOptions& o) {
+TestLoad measure(sim::SimulatedTestbed& tb, const Sample& s, double rate, double r, int n,
+                 std::uint64_t& index, const SearchOptions& o) {
   TestLoad l;
   l.rate = rate;
   l.runlength_s = r;

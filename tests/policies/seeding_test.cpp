@@ -60,8 +60,10 @@ TEST_CASE("the seed is the peak of the nearest sample by normalized level distan
 
 TEST_CASE("repeated searches of the nearest sample give their median") {
   std::vector<Factor> f{numeric("disks", {1, 2, 3, 4})};
-  std::vector<PastPeak> past{{sample({{"disks", "2"}}), 100}, {sample({{"disks", "2"}}), 130},
-                             {sample({{"disks", "2"}}), 110}, {sample({{"disks", "4"}}), 300}};
+  std::vector<PastPeak> past{{sample({{"disks", "2"}}), 100},
+                             {sample({{"disks", "2"}}), 130},
+                             {sample({{"disks", "2"}}), 110},
+                             {sample({{"disks", "4"}}), 300}};
   auto s = choose_seed(sample({{"disks", "1"}}), past, f);
   REQUIRE(s.has_value());
   CHECK(s->rate == 110);
@@ -97,7 +99,8 @@ TEST_CASE("no categorically matching sample: the median of every past peak") {
   CHECK(s->from.size() == 3);
   // Only categorical factors: the aggregate of the matching samples.
   std::vector<Factor> only{categorical("fs", {"ext4", "xfs", "btrfs"})};
-  std::vector<PastPeak> p2{{sample({{"fs", "xfs"}}), 50}, {sample({{"fs", "xfs"}}), 70}, {sample({{"fs", "ext4"}}), 500}};
+  std::vector<PastPeak> p2{
+      {sample({{"fs", "xfs"}}), 50}, {sample({{"fs", "xfs"}}), 70}, {sample({{"fs", "ext4"}}), 500}};
   auto a = choose_seed(sample({{"fs", "xfs"}}), p2, only);
   REQUIRE(a.has_value());
   CHECK(a->rate == 60);
@@ -114,13 +117,14 @@ TEST_CASE("a seeded search recovers from a bad seed in a few loads") {
     SearchResult r = run_search(Sample{}, o, *p, c);
     REQUIRE(r.status == SearchStatus::kFound);
     double resp = c.response_ms(r.peak_rate);
-    INFO(policy << " from " << seed << ": λ* " << r.peak_rate << " R " << resp << " loads " << r.loads.size());
+    INFO(policy << " from " << seed << ": λ* " << r.peak_rate << " R " << resp << " loads "
+                << r.loads.size());
     CHECK((resp >= 36 && resp <= 44));
     return r.loads.size();
   };
-  CHECK(loads("model-safe", 132) <= 3);    // a good seed: at or next to the peak
-  CHECK(loads("model-safe", 1350) <= 8);   // 10x too high
-  CHECK(loads("model-safe", 13.5) <= 8);   // 10x too low
+  CHECK(loads("model-safe", 132) <= 3);   // a good seed: at or next to the peak
+  CHECK(loads("model-safe", 1350) <= 8);  // 10x too high
+  CHECK(loads("model-safe", 13.5) <= 8);  // 10x too low
   CHECK(loads("binsearch", 1350) <= 10);
   CHECK(loads("binsearch", 13.5) <= 10);
 }

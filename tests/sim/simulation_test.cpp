@@ -127,5 +127,6 @@ TEST_CASE("more disks help only with enough threads (the shape of 003 Fig. 2)") 
   auto t = sim::compute_truth(sc, config.sample("disks=2,threads=16"), 40, 0.1);
   CHECK(t.region_low < t.peak_rate);
   CHECK(t.peak_rate < t.region_high);
-  CHECK(sim::long_run_mean_ms(sc, config.sample("disks=2,threads=16"), t.peak_rate, 11) == Approx(40).epsilon(0.05));
+  CHECK(sim::long_run_mean_ms(sc, config.sample("disks=2,threads=16"), t.peak_rate, 11) ==
+        Approx(40).epsilon(0.05));
 }

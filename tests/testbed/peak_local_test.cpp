@@ -1,6 +1,6 @@
 // `workbench peak` against the bundled refserver on this machine: the README's main command.
-#include <catch2/catch.hpp>
 #include <signal.h>
+#include <catch2/catch.hpp>
 
 #include <fmt/format.h>
 
@@ -71,9 +71,9 @@ TEST_CASE("the demo finds a λ* within 15% of refserver's analytic peak") {
   fs::path store = dir / "demo.db";
   int port = wb::test::free_port();
   std::string config = with_port("demo.toml", dir, port);
-  auto r = wb::test::run_to_exit({kWorkbench, "peak", "--config", config, "--store", store.string(), "--target",
-                                  "95/90", "--json"},
-                                 1500s);
+  auto r = wb::test::run_to_exit(
+      {kWorkbench, "peak", "--config", config, "--store", store.string(), "--target", "95/90", "--json"},
+      1500s);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
@@ -111,9 +111,9 @@ TEST_CASE("nginx started by workbench serves the trials and is stopped afterward
     text.replace(text.find("max_loads = 14"), 14, "max_loads = 2");
     std::ofstream(config) << text;
   }
-  auto r = wb::test::run_to_exit({kWorkbench, "peak", "--config", config, "--store", store.string(), "--set",
-                                  "workers=2", "--json"},
-                                 300s);
+  auto r = wb::test::run_to_exit(
+      {kWorkbench, "peak", "--config", config, "--store", store.string(), "--set", "workers=2", "--json"},
+      300s);
   INFO(r.err);
   REQUIRE((r.exit_code == 0 || r.exit_code == 1));
   auto j = nlohmann::json::parse(r.out);

@@ -1,7 +1,7 @@
 // `workbench peak` on a real testbed reached over SSH: a real OpenSSH sshd on loopback (the
 // fixture), refserver and wbload uploaded by SFTP and run through it.
-#include <catch2/catch.hpp>
 #include <signal.h>
+#include <catch2/catch.hpp>
 
 #include <fmt/format.h>
 
@@ -93,7 +93,8 @@ TEST_CASE("peak over SSH uploads the programs, finds a peak and leaves nothing r
   CHECK(check.exit_code == 0);
   CHECK_THAT(check.out, Catch::Contains("workbench uploads it"));  // nothing there yet
 
-  auto r = wb::test::run_to_exit({kWorkbench, "peak", "--config", config, "--store", store.string(), "--json"}, 600s);
+  auto r = wb::test::run_to_exit(
+      {kWorkbench, "peak", "--config", config, "--store", store.string(), "--json"}, 600s);
   INFO(r.err);
   REQUIRE((r.exit_code == 0 || r.exit_code == 1));
   auto j = nlohmann::json::parse(r.out);
@@ -128,12 +129,14 @@ TEST_CASE("Ctrl-C of peak over SSH stops the remote SUT and generator") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("a connection killed mid-trial fails that trial clearly; the search retries and keeps every trial") {
+TEST_CASE(
+    "a connection killed mid-trial fails that trial clearly; the search retries and keeps every trial") {
   wb::test::SshdFixture sshd;
   fs::path dir = wb::test::fresh_dir("ssh_drop");
   fs::path store = dir / "w.db";
   std::string config = ssh_config(sshd, dir, 4, wb::test::free_port());
-  wb::test::ChildProcess child({kWorkbench, "peak", "--config", config, "--store", store.string(), "--json", "--verbose"});
+  wb::test::ChildProcess child(
+      {kWorkbench, "peak", "--config", config, "--store", store.string(), "--json", "--verbose"});
   wait_for_trials(store, 1);
   std::this_thread::sleep_for(1500ms);  // into the second trial
   sshd.kill_connections();

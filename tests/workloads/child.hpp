@@ -2,6 +2,7 @@
 // Test helpers that run real programs: Child (a started server, stopped in its destructor even
 // when the test fails), run_command (run to completion, capture stdout/stderr and exit status),
 // free_port and wait_for_port (loopback only).
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -9,7 +10,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include <chrono>
 #include <cstring>

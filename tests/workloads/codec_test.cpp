@@ -63,7 +63,8 @@ TEST_CASE("http responses end by Content-Length or chunked coding", "[codec]") {
   REQUIRE(p.ok);
   REQUIRE(!p.close);
   REQUIRE(p.length == r.size());
-  std::string ch = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+  std::string ch =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
   REQUIRE(!c->parse(ch.substr(0, ch.size() - 2), 1).done);
   p = c->parse(ch, 1);
   REQUIRE(p.done);

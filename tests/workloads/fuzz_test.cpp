@@ -63,7 +63,9 @@ TEST_CASE("codecs classify random and truncated bytes without overrunning", "[fu
   const std::vector<std::string> seeds = {
       "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
-      "$5\r\nhello\r\n", "+OK\r\n", "VALUE k 0 5\r\nhello\r\nEND\r\n",
+      "$5\r\nhello\r\n",
+      "+OK\r\n",
+      "VALUE k 0 5\r\nhello\r\nEND\r\n",
       std::string("\0\0\0\x0c\0\0\0\0\0\0\0\x01\0\0\0\0", 16)};
   std::mt19937_64 rng(5);
   for (int i = 0; i < 50000; ++i) {

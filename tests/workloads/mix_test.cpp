@@ -11,7 +11,9 @@
 
 namespace {
 
-std::string mix_path(const std::string& name) { return std::string(WB_SOURCE_DIR) + "/workloads/mixes/" + name; }
+std::string mix_path(const std::string& name) {
+  return std::string(WB_SOURCE_DIR) + "/workloads/mixes/" + name;
+}
 
 std::string error_of(const std::string& text, wb::Protocol p) {
   try {
@@ -40,8 +42,9 @@ TEST_CASE("every shipped mix loads for its protocol", "[mix]") {
     INFO(file);
     auto m = wb::load_mix(mix_path(file), proto);
     REQUIRE(!m.ops.empty());
-    REQUIRE_THROWS_AS(wb::load_mix(mix_path(file), proto == wb::Protocol::kRpc ? wb::Protocol::kHttp : wb::Protocol::kRpc),
-                      wb::InputError);
+    REQUIRE_THROWS_AS(
+        wb::load_mix(mix_path(file), proto == wb::Protocol::kRpc ? wb::Protocol::kHttp : wb::Protocol::kRpc),
+        wb::InputError);
   }
 }
 
@@ -66,7 +69,8 @@ TEST_CASE("the rpc web mix has the Table 3 shape: 10.5 KB mean sequential reads"
 
 TEST_CASE("zipf popularity gives rank k a share proportional to 1/k^s", "[mix]") {
   auto m = wb::parse_mix(
-      "protocol = \"redis\"\n[keys]\ncount = 1000\npopularity = \"zipf\"\nexponent = 1.0\n[[op]]\nkind = \"get\"\n",
+      "protocol = \"redis\"\n[keys]\ncount = 1000\npopularity = \"zipf\"\nexponent = 1.0\n[[op]]\nkind = "
+      "\"get\"\n",
       "z.toml", wb::Protocol::kRedis);
   std::mt19937_64 rng(9);
   std::vector<double> hits(1000, 0);
@@ -81,7 +85,8 @@ TEST_CASE("zipf popularity gives rank k a share proportional to 1/k^s", "[mix]")
 
 TEST_CASE("http paths come from the template or the URL list", "[mix]") {
   auto m = wb::parse_mix(
-      "protocol = \"http\"\n[[op]]\nkind = \"get\"\npaths = [\"/a\", \"/b\"]\n[[op]]\nkind = \"post\"\npath = \"/p/{key}\"\n",
+      "protocol = \"http\"\n[[op]]\nkind = \"get\"\npaths = [\"/a\", \"/b\"]\n[[op]]\nkind = \"post\"\npath "
+      "= \"/p/{key}\"\n",
       "h.toml", wb::Protocol::kHttp);
   std::mt19937_64 rng(1);
   std::map<std::string, int> seen;
@@ -102,8 +107,9 @@ TEST_CASE("bad mix files name file, line and key", "[mix]") {
                Catch::Contains("m.toml:3:op[0].kind"));
   REQUIRE_THAT(error_of("protocol = \"rpc\"\n[[op]]\nkind = \"read\"\nweigth = 2\n", Protocol::kRpc),
                Catch::Contains("m.toml:4:op[0].weigth: unknown key"));
-  REQUIRE_THAT(error_of("protocol = \"rpc\"\n[[op]]\nkind = \"read\"\nsize = { dist = \"pareto\" }\n", Protocol::kRpc),
-               Catch::Contains("op[0].size.dist"));
+  REQUIRE_THAT(
+      error_of("protocol = \"rpc\"\n[[op]]\nkind = \"read\"\nsize = { dist = \"pareto\" }\n", Protocol::kRpc),
+      Catch::Contains("op[0].size.dist"));
   REQUIRE_THAT(error_of("protocol = \"rpc\"\n[[op]]\nkind = \"read\"\nweight = -1\n", Protocol::kRpc),
                Catch::Contains("m.toml:4:op[0].weight"));
   REQUIRE_THAT(error_of("protocol = \"rpc\"\n", Protocol::kRpc), Catch::Contains("op"));

@@ -52,7 +52,8 @@ TEST_CASE("a result survives JSON text unchanged", "[result]") {
   auto j = wb::to_json(r);
   REQUIRE(j["errors"]["total"] == 2);
   REQUIRE(j["latency_ms"]["p99"].get<double>() == Approx(r.histogram.percentile_ns(99) / 1e6));
-  for (const char* k : {"mean", "stddev", "p50", "p90", "p95", "p99", "p999", "max"}) REQUIRE(j["latency_ms"].contains(k));
+  for (const char* k : {"mean", "stddev", "p50", "p90", "p95", "p99", "p999", "max"})
+    REQUIRE(j["latency_ms"].contains(k));
 }
 
 TEST_CASE("merging generators adds rates and counts and merges histograms exactly", "[result]") {

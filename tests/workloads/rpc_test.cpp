@@ -23,9 +23,23 @@ std::string start_refserver(Child& c) {
 
 std::vector<std::string> refserver_args(int threads, int disks, double cpu_ms, double disk_ms,
                                         std::vector<std::string> more = {}) {
-  std::vector<std::string> a = {kRefserver, "--port", "0", "--bind", "127.0.0.1", "--threads", std::to_string(threads),
-                                "--disks", std::to_string(disks), "--cpu-ms", std::to_string(cpu_ms), "--disk-ms",
-                                std::to_string(disk_ms), "--cpu-mode", "sleep", "--seed", "7"};
+  std::vector<std::string> a = {kRefserver,
+                                "--port",
+                                "0",
+                                "--bind",
+                                "127.0.0.1",
+                                "--threads",
+                                std::to_string(threads),
+                                "--disks",
+                                std::to_string(disks),
+                                "--cpu-ms",
+                                std::to_string(cpu_ms),
+                                "--disk-ms",
+                                std::to_string(disk_ms),
+                                "--cpu-mode",
+                                "sleep",
+                                "--seed",
+                                "7"};
   a.insert(a.end(), more.begin(), more.end());
   return a;
 }
@@ -46,8 +60,8 @@ TEST_CASE("rpc: achieved rate within 1% of offered at low load", "[integration][
   std::string target = start_refserver(server);
   for (std::string arrivals : {"constant", "poisson"}) {
     INFO(arrivals);
-    auto r = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "400", "--duration", "4", "--warmup",
-                         "0.5", "--connections", "8", "--arrivals", arrivals, "--seed", "3"});
+    auto r = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "400", "--duration", "4",
+                         "--warmup", "0.5", "--connections", "8", "--arrivals", arrivals, "--seed", "3"});
     CHECK(r.achieved_rate == Approx(400).epsilon(arrivals == "constant" ? 0.01 : 0.06));
     CHECK(r.completed == r.sent);
     CHECK(r.error_total() == 0);
@@ -56,7 +70,8 @@ TEST_CASE("rpc: achieved rate within 1% of offered at low load", "[integration][
     CHECK(r.histogram.percentile_ns(50) < 20'000'000);
   }
   // constant arrivals offer exactly rate x duration requests in the window
-  auto r = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "250", "--duration", "2", "--connections", "4"});
+  auto r = run_wbload(
+      {"--protocol", "rpc", "--target", target, "--rate", "250", "--duration", "2", "--connections", "4"});
   CHECK(r.sent == 500);
   CHECK(r.completed == 500);
 }
@@ -70,8 +85,9 @@ TEST_CASE("rpc: a refserver stall shows up in wbload's p99", "[integration][rpc]
   // per stall and report a p99 of a few ms.
   Child server(refserver_args(4, 4, 0.1, 0.5, {"--stall-every", "2", "--stall-for", "0.5"}), true);
   std::string target = start_refserver(server);
-  auto r = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "400", "--duration", "6", "--warmup", "1",
-                       "--connections", "8", "--max-connections", "400", "--intervals", "0.5"});
+  auto r =
+      run_wbload({"--protocol", "rpc", "--target", target, "--rate", "400", "--duration", "6", "--warmup",
+                  "1", "--connections", "8", "--max-connections", "400", "--intervals", "0.5"});
   double p99_ms = static_cast<double>(r.histogram.percentile_ns(99)) / 1e6;
   double p50_ms = static_cast<double>(r.histogram.percentile_ns(50)) / 1e6;
   INFO("p50 " << p50_ms << " ms, p99 " << p99_ms << " ms");
@@ -126,14 +142,16 @@ TEST_CASE("rpc: measured peak within 15% of refserver's analytic capacity", "[in
 TEST_CASE("rpc: the pool grows up to --max-connections, and sends beyond it are late", "[integration][rpc]") {
   // One thread, one disk, 5 ms per request (1 ms CPU + 4 ms disk, deterministic): one connection
   // carries at most 200 req/s. 300 req/s fit only if the pool opens more connections.
-  Child server(refserver_args(4, 4, 1.0, 4.0, {"--cpu-dist", "deterministic", "--disk-dist", "deterministic"}), true);
+  Child server(
+      refserver_args(4, 4, 1.0, 4.0, {"--cpu-dist", "deterministic", "--disk-dist", "deterministic"}), true);
   std::string target = start_refserver(server);
-  auto grown = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "300", "--duration", "2", "--connections",
-                           "1", "--max-connections", "8", "--late-ms", "20"});
+  auto grown = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "300", "--duration", "2",
+                           "--connections", "1", "--max-connections", "8", "--late-ms", "20"});
   CHECK(grown.completed == 600);
   CHECK(grown.achieved_rate == Approx(300).epsilon(0.02));
-  auto capped = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "300", "--duration", "2", "--connections",
-                            "1", "--max-connections", "1", "--late-ms", "20", "--timeout", "10"});
+  auto capped =
+      run_wbload({"--protocol", "rpc", "--target", target, "--rate", "300", "--duration", "2",
+                  "--connections", "1", "--max-connections", "1", "--late-ms", "20", "--timeout", "10"});
   // one connection: at most 200/s get through, the backlog grows, and almost every send is late
   CHECK(capped.achieved_rate < 210);
   CHECK(capped.achieved_rate > 150);
@@ -149,8 +167,8 @@ TEST_CASE("rpc: requests unanswered within --timeout are counted as timeouts", "
   // a stall times out, the others complete.
   Child server(refserver_args(4, 4, 0.1, 0.5, {"--stall-every", "1.5", "--stall-for", "1"}), true);
   std::string target = start_refserver(server);
-  auto r = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "200", "--duration", "3", "--connections", "8",
-                       "--max-connections", "400", "--timeout", "0.3"});
+  auto r = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "200", "--duration", "3",
+                       "--connections", "8", "--max-connections", "400", "--timeout", "0.3"});
   CHECK(r.timeouts > 100);  // ≈ 2 stalls x 0.7 s x 200/s = 280
   CHECK(r.timeouts < 450);
   CHECK(r.completed + r.timeouts + r.error_total() == 600);
@@ -162,8 +180,9 @@ TEST_CASE("rpc: the four Table 3 mixes run against refserver without errors", "[
   std::string target = start_refserver(server);
   for (std::string mix : {"rpc_specsfs97.toml", "rpc_web.toml", "rpc_db_tp.toml", "rpc_mail.toml"}) {
     INFO(mix);
-    auto r = run_wbload({"--protocol", "rpc", "--target", target, "--rate", "200", "--duration", "1", "--connections",
-                         "8", "--mix", std::string(WB_SOURCE_DIR) + "/workloads/mixes/" + mix});
+    auto r =
+        run_wbload({"--protocol", "rpc", "--target", target, "--rate", "200", "--duration", "1",
+                    "--connections", "8", "--mix", std::string(WB_SOURCE_DIR) + "/workloads/mixes/" + mix});
     CHECK(r.sent == 200);
     CHECK(r.completed == 200);
     CHECK(r.error_total() == 0);

@@ -62,14 +62,16 @@ std::uint64_t stat_value(const std::string& text, const std::string& name) {
 TEST_CASE("wbload http against nginx: GET/POST over a URL list, counted by nginx", "[integration][http]") {
   TempDir dir;
   fs::create_directories(dir.path / "html");
-  for (int i = 0; i < 100; ++i) std::ofstream(dir.path / "html" / ("f" + std::to_string(i) + ".html")) << std::string(100 + i, 'a');
+  for (int i = 0; i < 100; ++i)
+    std::ofstream(dir.path / "html" / ("f" + std::to_string(i) + ".html")) << std::string(100 + i, 'a');
   int port = wbtest::free_port();
   std::ofstream(dir.path / "nginx.conf")
       << "worker_processes 1;\ndaemon off;\nmaster_process off;\npid " << (dir.path / "nginx.pid").string()
       << ";\nerror_log " << (dir.path / "error.log").string() << ";\nevents { worker_connections 1024; }\n"
       << "http {\n  access_log " << (dir.path / "access.log").string() << ";\n"
       << "  client_body_temp_path " << (dir.path / "body").string() << ";\n"
-      << "  server {\n    listen 127.0.0.1:" << port << ";\n    root " << (dir.path / "html").string() << ";\n"
+      << "  server {\n    listen 127.0.0.1:" << port << ";\n    root " << (dir.path / "html").string()
+      << ";\n"
       << "    location /post { return 200 \"ok\\n\"; }\n  }\n}\n";
   Child nginx({"/usr/sbin/nginx", "-p", dir.path.string(), "-c", (dir.path / "nginx.conf").string()});
   REQUIRE(wbtest::wait_for_port(port));
@@ -104,8 +106,9 @@ TEST_CASE("wbload http counts 404s as http_4xx errors, not completions", "[integ
       << (dir.path / "html").string() << ";\n  }\n}\n";
   Child nginx({"/usr/sbin/nginx", "-p", dir.path.string(), "-c", (dir.path / "nginx.conf").string()});
   REQUIRE(wbtest::wait_for_port(port));
-  auto r = run_wbload({"--protocol", "http", "--target", "http://127.0.0.1:" + std::to_string(port) + "/missing",
-                       "--rate", "200", "--duration", "1", "--connections", "2"});
+  auto r =
+      run_wbload({"--protocol", "http", "--target", "http://127.0.0.1:" + std::to_string(port) + "/missing",
+                  "--rate", "200", "--duration", "1", "--connections", "2"});
   CHECK(r.completed == 0);
   CHECK(r.errors["http_4xx"] == 200);
   CHECK(r.error_total() == 200);
@@ -117,8 +120,9 @@ TEST_CASE("wbload redis against redis-server: GET/SET mix reaches the server", "
   Child redis({"/usr/bin/redis-server", "--port", std::to_string(port), "--bind", "127.0.0.1", "--save", "",
                "--appendonly", "no", "--daemonize", "no", "--dir", dir.path.string()});
   REQUIRE(wbtest::wait_for_port(port));
-  auto r = run_wbload({"--protocol", "redis", "--target", "127.0.0.1:" + std::to_string(port), "--rate", "2000",
-                       "--duration", "2", "--connections", "4", "--threads", "2", "--mix", kMixes + "redis_cache.toml"});
+  auto r = run_wbload({"--protocol", "redis", "--target", "127.0.0.1:" + std::to_string(port), "--rate",
+                       "2000", "--duration", "2", "--connections", "4", "--threads", "2", "--mix",
+                       kMixes + "redis_cache.toml"});
   require_clean(r, 2000, 2);
   std::string info = wbtest::tcp_exchange(port, "INFO commandstats\r\n", "cmdstat_get");
   info += wbtest::tcp_exchange(port, "INFO commandstats\r\n", "cmdstat_set");
@@ -131,10 +135,11 @@ TEST_CASE("wbload redis against redis-server: GET/SET mix reaches the server", "
 
 TEST_CASE("wbload memcached against memcached: get/set mix reaches the server", "[integration][memcached]") {
   int port = wbtest::free_port();
-  Child mc({"/usr/bin/memcached", "-p", std::to_string(port), "-l", "127.0.0.1", "-U", "0", "-u", "root", "-m", "64"});
+  Child mc({"/usr/bin/memcached", "-p", std::to_string(port), "-l", "127.0.0.1", "-U", "0", "-u", "root",
+            "-m", "64"});
   REQUIRE(wbtest::wait_for_port(port));
-  auto r = run_wbload({"--protocol", "memcached", "--target", "127.0.0.1:" + std::to_string(port), "--rate", "2000",
-                       "--duration", "2", "--connections", "4", "--arrivals", "poisson", "--mix",
+  auto r = run_wbload({"--protocol", "memcached", "--target", "127.0.0.1:" + std::to_string(port), "--rate",
+                       "2000", "--duration", "2", "--connections", "4", "--arrivals", "poisson", "--mix",
                        kMixes + "memcached_cache.toml"});
   // Poisson arrivals: the count in the window is random, but everything offered is answered.
   CHECK(r.sent == r.completed);
@@ -151,8 +156,8 @@ TEST_CASE("wbload memcached against memcached: get/set mix reaches the server", 
 
 TEST_CASE("wbload counts refused connections as connect errors", "[integration]") {
   int port = wbtest::free_port();  // nobody listens
-  auto r = run_wbload({"--protocol", "redis", "--target", "127.0.0.1:" + std::to_string(port), "--rate", "100",
-                       "--duration", "1", "--connections", "2", "--timeout", "1"});
+  auto r = run_wbload({"--protocol", "redis", "--target", "127.0.0.1:" + std::to_string(port), "--rate",
+                       "100", "--duration", "1", "--connections", "2", "--timeout", "1"});
   CHECK(r.completed == 0);
   CHECK(r.errors["connect"] + r.timeouts == 100);
   CHECK(r.errors["connect"] > 50);
@@ -173,12 +178,15 @@ TEST_CASE("wbload command line: --version, --help, and one clear line with exit 
       {"--protocol", "smtp", "--target", "127.0.0.1:1", "--rate", "1", "--duration", "1"},  // protocol
       {"--protocol", "rpc", "--target", "127.0.0.1", "--rate", "1", "--duration", "1"},     // no port
       {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "-5", "--duration", "1"},
-      {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--arrivals", "burst"},
-      {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--mix", kMixes + "redis_cache.toml"},
+      {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--arrivals",
+       "burst"},
+      {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--mix",
+       kMixes + "redis_cache.toml"},
       {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--connections", "4",
        "--max-connections", "2"},
       {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--bogus"},
-      {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--intervals", "0.001"},
+      {"--protocol", "rpc", "--target", "127.0.0.1:1", "--rate", "5", "--duration", "1", "--intervals",
+       "0.001"},
       {"--protocol", "http", "--target", "https://127.0.0.1/", "--rate", "5", "--duration", "1"},
   };
   for (const auto& args : bad) {

@@ -53,7 +53,8 @@ TEST_CASE("empty zcart predicts the expectation model with zero training") {
 }
 
 TEST_CASE("zcart finds a step deviation on the right attribute and threshold") {
-  for (auto crit : {SplitCriterion::kInfoGain, SplitCriterion::kLogRatioVariance, SplitCriterion::kRatioVariance}) {
+  for (auto crit :
+       {SplitCriterion::kInfoGain, SplitCriterion::kLogRatioVariance, SplitCriterion::kRatioVariance}) {
     ZCartOptions opt;
     opt.criterion = crit;
     // Variance criteria: a gain floor above what the 2% noise offers (info gain ignores noise
@@ -162,7 +163,8 @@ TEST_CASE("zcart respects min_leaf, min_gain and max_depth") {
 }
 
 TEST_CASE("zcart trees built from permutations of the same observations are identical") {
-  for (auto crit : {SplitCriterion::kInfoGain, SplitCriterion::kLogRatioVariance, SplitCriterion::kRatioVariance}) {
+  for (auto crit :
+       {SplitCriterion::kInfoGain, SplitCriterion::kLogRatioVariance, SplitCriterion::kRatioVariance}) {
     ZCartOptions opt;
     opt.criterion = crit;
     opt.min_leaf = 2;
@@ -172,9 +174,10 @@ TEST_CASE("zcart trees built from permutations of the same observations are iden
     std::mt19937_64 rng(99);
     std::vector<Observation> data;
     for (int i = 0; i < 3000; ++i)
-      data.push_back({{static_cast<double>(rng() % 50), static_cast<double>(rng() % 7), static_cast<double>(rng() % 3)},
-                      1.0 + static_cast<double>(rng() % 5),
-                      0.5 + static_cast<double>(rng() % 1000) / 100.0});
+      data.push_back(
+          {{static_cast<double>(rng() % 50), static_cast<double>(rng() % 7), static_cast<double>(rng() % 3)},
+           1.0 + static_cast<double>(rng() % 5),
+           0.5 + static_cast<double>(rng() % 1000) / 100.0});
     ZCart ref(schema3(), opt);
     ref.fit(data);
     REQUIRE(ref.node_count() > 50);
@@ -296,8 +299,8 @@ TEST_CASE("zcart JSON round trip preserves predictions, text and incremental sta
 TEST_CASE("zcart rejects observations that do not fit the schema") {
   ZCart t(schema3());
   CHECK_THROWS_AS(t.add({{1, 2}, 1.0, 1.0}), wb::InputError);
-  CHECK_THROWS_AS(t.add({{1, 2, 3}, 1.0, 1.0}), wb::InputError);   // category 3 of 3
-  CHECK_THROWS_AS(t.add({{1, 2, 0}, 0.0, 1.0}), wb::InputError);   // expected 0
+  CHECK_THROWS_AS(t.add({{1, 2, 3}, 1.0, 1.0}), wb::InputError);  // category 3 of 3
+  CHECK_THROWS_AS(t.add({{1, 2, 0}, 0.0, 1.0}), wb::InputError);  // expected 0
   CHECK_THROWS_AS(t.add({{1, 2, 0}, 1.0, -1.0}), wb::InputError);
   CHECK_THROWS_AS(t.add({{NAN, 2, 0}, 1.0, 1.0}), wb::InputError);
   CHECK(t.observation_count() == 0);
