@@ -9,6 +9,18 @@
 
 namespace wb::store {
 
+namespace {
+
+// A sample as the store keeps it: a JSON object of factor name -> level text.
+Sample sample_from_json(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text);
+  Sample sample;
+  for (auto it = j.begin(); it != j.end(); ++it) sample.set(it.key(), it.value().get<std::string>());
+  return sample;
+}
+
+}  // namespace
+
 Store::Store(const std::string& path) : path_(path), db_(path) { migrate(db_); }
 
 std::int64_t Store::begin_search(const SearchRecord& r) {
@@ -88,9 +100,7 @@ std::optional<SearchRecord> Store::search(std::int64_t id) {
   SearchRecord r;
   r.id = id;
   r.testbed = s.column_text(0);
-  const nlohmann::json sample = nlohmann::json::parse(s.column_text(1));
-  for (auto it = sample.begin(); it != sample.end(); ++it)
-    r.sample.set(it.key(), it.value().get<std::string>());
+  r.sample = sample_from_json(s.column_text(1));
   r.confidence = s.column_double(2);
   r.accuracy = s.column_double(3);
   r.policy = s.column_text(4);
@@ -162,17 +172,6 @@ void Store::put_truth(const std::string& testbed, const std::string& sample, con
       .bind(6, t.region_high);
   s.run();
 }
-
-namespace {
-
-Sample sample_from_json(const std::string& text) {
-  Sample sample;
-  const nlohmann::json j = nlohmann::json::parse(text);
-  for (auto it = j.begin(); it != j.end(); ++it) sample.set(it.key(), it.value().get<std::string>());
-  return sample;
-}
-
-}  // namespace
 
 std::optional<SurfaceRecord> Store::find_running_surface(const std::string& testbed,
                                                          const std::string& params_key) {
@@ -306,9 +305,7 @@ std::vector<Store::CalibrationRow> Store::calibrations(const std::string& testbe
     CalibrationRow c;
     c.testbed = testbed;
     c.center = s.column_text(0);
-    const nlohmann::json sample = nlohmann::json::parse(s.column_text(1));
-    for (auto it = sample.begin(); it != sample.end(); ++it)
-      c.sample.set(it.key(), it.value().get<std::string>());
+    c.sample = sample_from_json(s.column_text(1));
     c.demand_ms = s.column_double(2);
     if (!s.column_is_null(3)) c.visits = s.column_double(3);
     c.source = s.column_text(4);
