@@ -35,5 +35,7 @@ Command hosts_command();
 Command whatif_command();
 Command model_command();
 Command report_command();
+Command probe_command();
+Command agent_command();
 
 }  // namespace wb

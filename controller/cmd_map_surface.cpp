@@ -69,6 +69,7 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
   make_picker(policy, config.peak(), config.peak().start_rate);  // rejects an unknown policy now
   if (o.budget_h < 0) throw InputError("--budget: must be a positive number of hours");
   std::optional<TestbedConfig> real = validate_testbed(config);
+  ProbeConfig probing = probe_config(config);
   std::vector<std::optional<TestbedConfig>> slots = testbed_slots(config, real, o.parallel);
 
   // The parameters that make two runs the same surface (not --parallel or --budget: a surface may
@@ -124,6 +125,8 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
   ro.log = [](const std::string& line) { std::cerr << line << "\n"; };
   ro.verbose = o.verbose;
   ro.factors = &config.factors();
+  ro.config = &config;
+  ro.probing = probing;
 
   SurfaceRun run = run_surface(surface_id, ro);
 

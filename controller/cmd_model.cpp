@@ -9,6 +9,7 @@
 
 #include "controller/cli.hpp"
 #include "controller/expectation_record.hpp"
+#include "controller/expectation_zcart.hpp"
 #include "controller/interrupt.hpp"
 #include "controller/peak_report.hpp"
 #include "controller/refserver_stats.hpp"
@@ -90,6 +91,12 @@ int run_show(const CommonOptions& common, const ModelOptions& o) {
                      {"peak_rate_configured", rate_json(without_cal.peak_rate)},
                      {"saturation_rate", rate_json(with_cal.saturation_rate)},
                      {"bottleneck", with_cal.at.bottleneck}};
+    std::optional<ZCart> tree = load_zcart(store, config);
+    j["zcart"] = tree ? nlohmann::json{{"nodes", tree->node_count()},
+                                       {"depth", tree->depth()},
+                                       {"observations", tree->observation_count()},
+                                       {"describe", tree->describe()}}
+                      : nlohmann::json();
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -120,6 +127,13 @@ int run_show(const CommonOptions& common, const ModelOptions& o) {
   fmt::print(
       "λ* expected: {:.1f}/s with calibrations, {:.1f}/s as configured; λ_max {:.1f}/s; bottleneck {}\n",
       with_cal.peak_rate, without_cal.peak_rate, with_cal.saturation_rate, with_cal.at.bottleneck);
+  // The Z-CART tree the probe agent keeps for this testbed [issue 8.1].
+  if (std::optional<ZCart> tree = load_zcart(store, config)) {
+    fmt::print("Z-CART correction of λ* ({} observations, {} nodes):\n{}", tree->observation_count(),
+               tree->node_count(), tree->describe());
+  } else {
+    fmt::print("no Z-CART tree stored yet (`workbench agent` keeps one once probes have run)\n");
+  }
   return 0;
 }
 

@@ -6,15 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
-#include "controller/expectation_record.hpp"
-#include "controller/interrupt.hpp"
 #include "controller/peak_report.hpp"
-#include "controller/search_recorder.hpp"
+#include "controller/peak_search.hpp"
+#include "controller/probe_check.hpp"
 #include "controller/testbed.hpp"
 #include "core/error.hpp"
+#include "models/probe_plan.hpp"
 #include "policies/runlength.hpp"
 #include "policies/search.hpp"
-#include "policies/seeding.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -32,111 +31,28 @@ struct PeakOptions {
   std::string runlength;
 };
 
-// What earlier found searches of this testbed say [003 §3.7]: their peaks (for the seed) and how
-// much their trials varied (for the adaptive runlength), newest 200 searches.
-struct TestbedHistory {
-  std::vector<PastPeak> peaks;
-  std::vector<VarianceObservation> variances;
-};
-
-TestbedHistory read_history(store::Store& store, const std::string& testbed) {
-  TestbedHistory h;
-  store::Statement q = store.db().prepare(
-      "SELECT id FROM searches WHERE testbed = ?1 AND status = 'found' AND peak_rate IS NOT NULL "
-      "ORDER BY id DESC LIMIT 200");
-  q.bind(1, testbed);
-  std::vector<std::int64_t> ids;
-  while (q.step()) ids.push_back(q.column_int(0));
-  for (std::int64_t id : ids) {
-    std::optional<store::SearchRecord> rec = store.search(id);
-    if (!rec || !rec->peak_rate) continue;
-    h.peaks.push_back(PastPeak{rec->sample, *rec->peak_rate});
-    std::vector<TestLoad> loads;
-    for (const auto& st : store.trials(id)) {
-      if (loads.empty() || static_cast<int>(loads.size()) - 1 != st.load_index) {
-        loads.emplace_back();
-        loads.back().rate = st.trial.offered_rate;
-      }
-      const TrialResult& t = st.trial;
-      double sent = static_cast<double>(t.sent);
-      loads.back().saturated = loads.back().saturated || t.sent == 0 ||
-                               static_cast<double>(t.completed) < 0.99 * sent ||
-                               static_cast<double>(t.errors) > 0.01 * sent;
-      loads.back().trials.push_back(t);
-    }
-    for (const auto& v : variance_observations(loads)) h.variances.push_back(v);
-  }
-  return h;
-}
-
 int run_peak(const CommonOptions& common, const PeakOptions& o) {
   // Everything the user gave is validated before the store is opened: bad input changes nothing.
   Config config = Config::load(common.config);
   Sample sample = config.sample(o.set);
-  SearchOptions options{config.peak(), o.target.empty() ? config.peak().target : Target::parse(o.target)};
-  std::string policy = o.policy.empty() ? config.peak().policy : o.policy;
-  std::unique_ptr<LoadPicker> picker = make_picker(policy, config.peak(), config.peak().start_rate);
-  std::string runlength_name = o.runlength.empty() ? config.peak().runlength : o.runlength;
-  make_runlength_policy(runlength_name);  // validates the name before the store is opened
-  std::uint64_t seed = o.seed_given ? o.seed : default_seed(config);
-  std::optional<TestbedConfig> real = validate_testbed(config);
-  std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, seed, o.verbose);
+  PeakRequest request{o.target, o.policy, o.runlength, std::nullopt, o.seeding, o.verbose};
+  if (o.seed_given) request.seed = o.seed;
+  PreparedPeak prepared = prepare_peak(config, request);
+  validate_testbed(config);
+  ProbeConfig probing = probe_config(config);
 
   store::Store store(common.store.empty() ? config.store_path() : common.store);
-  TestbedHistory history;
-  if (o.seeding || runlength_name == "adaptive") history = read_history(store, config.name());
-  double start_rate = config.peak().start_rate;
-  if (o.seeding) {
-    if (auto s = choose_seed(sample, history.peaks, config.factors())) {
-      start_rate = s->rate;
-      picker = make_picker(policy, config.peak(), start_rate, true);
-      if (o.verbose) {
-        std::cerr << fmt::format("seed {:.1f}/s from {} earlier search(es) of the nearest sample\n", s->rate,
-                                 s->from.size());
-      }
-    }
-  }
-  std::unique_ptr<RunlengthPolicy> runlength = make_runlength_policy(runlength_name, history.variances);
-  store::SearchRecord rec;
-  rec.testbed = config.name();
-  rec.sample = sample;
-  rec.confidence = options.target.confidence;
-  rec.accuracy = options.target.accuracy;
-  rec.policy = policy;
-  rec.seed = static_cast<std::int64_t>(seed);
-  rec.options_json = nlohmann::json{{"r_sat_ms", options.peak.r_sat_ms},
-                                    {"width", options.peak.width},
-                                    {"start_rate", start_rate},
-                                    {"seeding", o.seeding},
-                                    {"runlength", runlength_name},
-                                    {"runlength_s", options.peak.runlength_s},
-                                    {"min_trials", options.peak.min_trials},
-                                    {"max_trials", options.peak.max_trials},
-                                    {"max_loads", options.peak.max_loads},
-                                    {"budget_s", options.peak.budget_s}}
-                         .dump();
-  std::int64_t id = store.begin_search(rec);
+  PeakRun run = run_peak_search(config, store, sample, request, prepared, std::cerr);
+  // The expectation stored with the search (`workbench report`), and a mismatch check against it.
+  check_search(store, config, probing, sample, run.search_id, run.result, std::nullopt, std::cerr);
 
-  StoringObserver observer(store, id, o.verbose);
-  InterruptibleRunner runner(*testbed);
-  SearchResult result;
-  try {
-    result = run_search(sample, options, *picker, runner, &observer, runlength.get());
-  } catch (const Interrupted&) {
-    result.status = SearchStatus::kFailed;
-    result.message = "interrupted";
-    store.finish_search(id, result);
-    throw;
-  }
-  store.finish_search(id, result);
-  record_expectation(store, config, sample, id, std::cerr);  // measured vs expected: `workbench report`
-
-  PeakReport report{id, &config, sample, options.target, policy, seed, &result};
+  PeakReport report{run.search_id,   &config,       sample,     prepared.target,
+                    prepared.policy, prepared.seed, &run.result};
   if (common.json)
     std::cout << peak_json(report).dump(2) << "\n";
   else
     print_peak(std::cout, report);
-  return to_int(result.status == SearchStatus::kFound ? ExitStatus::kOk : ExitStatus::kNegative);
+  return to_int(run.result.status == SearchStatus::kFound ? ExitStatus::kOk : ExitStatus::kNegative);
 }
 
 }  // namespace

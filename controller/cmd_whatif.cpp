@@ -112,7 +112,10 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   std::vector<Answer> answers{a};
   // Z-CART corrects the expectation's λ* where measurements disagreed with it [000 §3.3.1].
   if (o.metric == "peak" && a.value && *a.value > 0) {
-    ZCartAnswer z = zcart_answer(config, measured, sample, *a.value);
+    // The tree the probe agent refined and stored; else one fitted now from the stored searches.
+    std::optional<ZCart> tree = load_zcart(store, config);
+    ZCartAnswer z = tree ? zcart_predict(*tree, config, sample, *a.value)
+                         : zcart_answer(config, measured, sample, *a.value);
     Answer b;
     b.source = "zcart";
     b.metric = "peak";
@@ -122,9 +125,9 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
     b.high = z.high;
     b.fidelity = z.fidelity;
     b.fidelity_n = z.n;
-    b.note = z.n == 0
-                 ? std::string("zero training: no measured search yet, so the expectation itself")
-                 : fmt::format("leaf {} with {} measured searches", z.rule.empty() ? "root" : z.rule, z.n);
+    b.note = z.n == 0 ? std::string("zero training: no measured search yet, so the expectation itself")
+                      : fmt::format("leaf {} with {} measured searches{}", z.rule.empty() ? "root" : z.rule,
+                                    z.n, tree ? " (stored tree)" : "");
     answers.push_back(b);
   }
   // The fitted surface answers λ* only, and only inside the region a finished map-surface measured.

@@ -2,15 +2,20 @@
 
 #include <cmath>
 
-#include "models/zcart.hpp"
+#include "core/error.hpp"
 
 namespace wb {
 
-namespace {
+std::vector<Attribute> zcart_schema(const Config& config) {
+  std::vector<Attribute> schema;
+  for (const auto& f : config.factors()) {
+    schema.push_back(Attribute{f.name, f.numeric ? AttributeKind::kNumeric : AttributeKind::kCategorical,
+                               f.numeric ? std::vector<std::string>{} : f.levels});
+  }
+  return schema;
+}
 
-// One value per factor: the number of a numeric level, the index of a categorical one; nullopt
-// when the sample has no (known) level of some factor.
-std::optional<std::vector<double>> encode(const Config& config, const Sample& sample) {
+std::optional<std::vector<double>> encode_sample(const Config& config, const Sample& sample) {
   std::vector<double> out;
   for (const auto& f : config.factors()) {
     if (!sample.has(f.name)) return std::nullopt;
@@ -21,31 +26,25 @@ std::optional<std::vector<double>> encode(const Config& config, const Sample& sa
   return out;
 }
 
-}  // namespace
-
-ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpected>& rows,
-                         const Sample& sample, double expected) {
-  std::vector<Attribute> schema;
-  for (const auto& f : config.factors()) {
-    schema.push_back(Attribute{f.name, f.numeric ? AttributeKind::kNumeric : AttributeKind::kCategorical,
-                               f.numeric ? std::vector<std::string>{} : f.levels});
-  }
-  ZCartOptions options;
-  options.tolerance = kExpectationTolerance;
-  ZCart tree(schema, options);
+std::vector<Observation> zcart_observations(const Config& config,
+                                            const std::vector<MeasuredVsExpected>& rows) {
   std::vector<Observation> observations;
   for (const auto& r : rows) {
     if (r.search.status != "found" || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate)
       continue;
     if (!(*r.search.peak_rate > 0) || !(*r.expectation->peak_rate > 0)) continue;
-    auto values = encode(config, r.search.sample);
+    auto values = encode_sample(config, r.search.sample);
     if (!values) continue;
     observations.push_back(Observation{*values, *r.expectation->peak_rate, *r.search.peak_rate});
   }
-  tree.fit(observations);
-  ZCartAnswer a;
-  auto at = encode(config, sample);
+  return observations;
+}
+
+ZCartAnswer zcart_predict(const ZCart& tree, const Config& config, const Sample& sample, double expected) {
+  auto at = encode_sample(config, sample);
+  if (!at) throw Error("zcart: the sample has no level of some factor: " + sample.key());
   auto p = tree.predict(*at, expected);
+  ZCartAnswer a;
   a.value = p.value;
   a.n = static_cast<int>(p.n);
   if (p.n > 0 && std::isfinite(p.fidelity)) a.fidelity = p.fidelity;
@@ -55,6 +54,37 @@ ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpec
   }
   a.rule = p.rule;
   return a;
+}
+
+ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpected>& rows,
+                         const Sample& sample, double expected) {
+  ZCartOptions options;
+  options.tolerance = kExpectationTolerance;
+  ZCart tree(zcart_schema(config), options);
+  tree.fit(zcart_observations(config, rows));
+  return zcart_predict(tree, config, sample, expected);
+}
+
+std::optional<ZCart> load_zcart(store::Store& store, const Config& config) {
+  std::optional<std::string> text = store.zcart_tree(config.name());
+  if (!text) return std::nullopt;
+  ZCart tree = ZCart::from_json(nlohmann::json::parse(*text));
+  std::vector<Attribute> want = zcart_schema(config);
+  if (tree.schema().size() != want.size()) return std::nullopt;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (tree.schema()[i].name != want[i].name || tree.schema()[i].kind != want[i].kind ||
+        tree.schema()[i].categories != want[i].categories)
+      return std::nullopt;
+  }
+  return tree;
+}
+
+ZCart refit_zcart(store::Store& store, const Config& config, const ZCartOptions& options) {
+  ZCart tree(zcart_schema(config), options);
+  std::vector<Observation> obs = zcart_observations(config, measured_vs_expected(store, config.name()));
+  tree.fit(obs);
+  store.put_zcart_tree(config.name(), tree.to_json().dump(), static_cast<std::int64_t>(obs.size()));
+  return tree;
 }
 
 }  // namespace wb

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <iostream>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "controller/interrupt.hpp"
+#include "controller/probe_check.hpp"
 #include "controller/search_recorder.hpp"
 #include "core/error.hpp"
 #include "policies/seeding.hpp"
@@ -201,6 +204,13 @@ class Scheduler {
       throw;  // an interrupted search stays "running": the next run continues it
     }
     store.finish_search(search_id, result);
+    if (o_.config != nullptr) {
+      // The expectation goes with the search (`workbench report`), and a mismatch may plan probes.
+      std::ostringstream log;
+      check_search(store, *o_.config, o_.probing, sample, search_id, result, std::nullopt, log);
+      std::lock_guard lock(mu_);
+      if (!log.str().empty()) std::cerr << log.str();
+    }
     std::lock_guard lock(mu_);
     PointOutcome& out = run_.points[static_cast<std::size_t>(job.position)];
     out.resumed = job.resume;

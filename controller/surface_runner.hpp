@@ -21,9 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "core/config.hpp"
 #include "core/factor.hpp"
 #include "core/search_result.hpp"
 #include "core/trial.hpp"
+#include "models/probe_plan.hpp"
 #include "policies/search.hpp"
 #include "store/store.hpp"
 
@@ -46,6 +48,10 @@ struct SurfaceRunOptions {
   // The config's factors, for the distance between samples when seeding (policies/seeding.hpp).
   const std::vector<Factor>* factors = nullptr;
   bool verbose = false;  // log every stored trial
+  // After each search this run finishes: its expectation is stored and checked for a mismatch
+  // (controller/probe_check.hpp), which may plan probes. Not called when config is null.
+  const Config* config = nullptr;
+  ProbeConfig probing;
 };
 
 // The outcome of one planned sample.

@@ -122,6 +122,50 @@ CREATE TABLE calibrations (
 );
 CREATE INDEX calibrations_by_testbed ON calibrations(testbed, id);
 )sql",
+    // 3 -> 4: the λ* interval of each search; the persisted Z-CART tree per testbed; mismatches and
+    // the probes they schedule [issue 8, 000 §3.3].
+    R"sql(
+ALTER TABLE searches ADD COLUMN peak_low REAL;    -- loads the evidence cannot rule out as λ*
+ALTER TABLE searches ADD COLUMN peak_high REAL;   -- NULL: unbounded above
+CREATE TABLE zcart_trees (
+  testbed      TEXT PRIMARY KEY,
+  tree_json    TEXT NOT NULL,          -- ZCart::to_json()
+  observations INTEGER NOT NULL,
+  updated_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE TABLE mismatches (
+  id              INTEGER PRIMARY KEY,
+  testbed         TEXT NOT NULL,
+  search_id       INTEGER NOT NULL REFERENCES searches(id),
+  sample          TEXT NOT NULL,
+  sample_json     TEXT NOT NULL,
+  expected        REAL NOT NULL,       -- λ* of the expectation model
+  measured        REAL NOT NULL,       -- λ* of the search
+  ratio           REAL NOT NULL,       -- measured / expected
+  attributes_json TEXT NOT NULL,       -- [{name, gain}] by information gain, best first
+  center          TEXT,                -- the service center whose measured time deviates most
+  status          TEXT NOT NULL DEFAULT 'open',   -- open | closed
+  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  closed_at       TEXT
+);
+CREATE INDEX mismatches_by_testbed ON mismatches(testbed, status);
+CREATE TABLE probes (
+  id          INTEGER PRIMARY KEY,
+  testbed     TEXT NOT NULL,
+  mismatch_id INTEGER NOT NULL REFERENCES mismatches(id),
+  sample      TEXT NOT NULL,
+  sample_json TEXT NOT NULL,
+  attribute   TEXT NOT NULL,           -- the factor this probe varies
+  priority    REAL NOT NULL,           -- higher runs first
+  not_before  INTEGER NOT NULL,        -- unix seconds
+  status      TEXT NOT NULL DEFAULT 'planned',   -- planned | running | done | cancelled
+  search_id   INTEGER REFERENCES searches(id),
+  lock_owner  TEXT,
+  locked_at   INTEGER,                 -- unix seconds
+  created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+CREATE INDEX probes_due ON probes(testbed, status, not_before);
+)sql",
 };
 
 int user_version(Database& db) {

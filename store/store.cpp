@@ -1,25 +1,23 @@
 #include "store/store.hpp"
 
 #include <fmt/format.h>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/search_result.hpp"
 #include "store/schema.hpp"
+#include "store/store_internal.hpp"
 
 namespace wb::store {
 
-namespace {
-
-// A sample as the store keeps it: a JSON object of factor name -> level text.
 Sample sample_from_json(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text);
   Sample sample;
   for (auto it = j.begin(); it != j.end(); ++it) sample.set(it.key(), it.value().get<std::string>());
   return sample;
 }
-
-}  // namespace
 
 Store::Store(const std::string& path) : path_(path), db_(path) { migrate(db_); }
 
@@ -80,13 +78,21 @@ void Store::add_load(std::int64_t search_id, int load_index, const TestLoad& l) 
 void Store::finish_search(std::int64_t id, const SearchResult& r) {
   Statement s = db_.prepare(
       "UPDATE searches SET status = ?2, peak_rate = ?3, mean_ms = ?4, ci_low_ms = ?5, ci_high_ms = ?6, "
-      "message = ?7, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1");
+      "message = ?7, peak_low = ?8, peak_high = ?9, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') "
+      "WHERE id = ?1");
   s.bind(1, id).bind(2, std::string(to_string(r.status)));
   if (r.status == SearchStatus::kFound)
     s.bind(3, r.peak_rate).bind(4, r.response.mean).bind(5, r.response.low).bind(6, r.response.high);
   else
     s.bind_null(3).bind_null(4).bind_null(5).bind_null(6);
   s.bind(7, r.message);
+  // The interval exists only for a found search that set it (peak_high > 0 or infinite).
+  if (r.status == SearchStatus::kFound && r.peak_high > 0) {
+    s.bind(8, r.peak_low);
+    s.bind(9, std::isfinite(r.peak_high) ? std::optional<double>(r.peak_high) : std::nullopt);
+  } else {
+    s.bind_null(8).bind_null(9);
+  }
   s.run();
 }
 

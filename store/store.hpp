@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/sample.hpp"
@@ -119,6 +120,75 @@ class Store {
   void add_calibration(const CalibrationRow& c);
   // Every calibration of `testbed`, oldest first.
   std::vector<CalibrationRow> calibrations(const std::string& testbed);
+
+  // λ* interval of a finished search (SearchResult::peak_low/high); nullopt when not recorded.
+  struct PeakInterval {
+    double low = 0;
+    std::optional<double> high;  // nullopt: unbounded above
+  };
+  std::optional<PeakInterval> peak_interval(std::int64_t search_id);
+
+  // The persisted Z-CART tree of a testbed [issue 8.1]: ZCart::to_json() text.
+  void put_zcart_tree(const std::string& testbed, const std::string& tree_json, std::int64_t observations);
+  std::optional<std::string> zcart_tree(const std::string& testbed);
+
+  // A measurement outside the expectation's tolerance [issue 8.2].
+  struct MismatchRow {
+    std::int64_t id = 0;  // set by the store
+    std::string testbed;
+    std::int64_t search_id = 0;
+    Sample sample;
+    double expected = 0, measured = 0, ratio = 0;
+    std::string attributes_json = "[]";
+    std::optional<std::string> center;
+    std::string status = "open";
+    std::string created_at, closed_at;  // set by the store
+  };
+  // A probe scheduled by a mismatch [issue 8.3]. not_before and locked_at are unix seconds.
+  struct ProbeRow {
+    std::int64_t id = 0;  // set by the store
+    std::string testbed;
+    std::int64_t mismatch_id = 0;
+    Sample sample;
+    std::string attribute;
+    double priority = 0;
+    std::int64_t not_before = 0;
+    std::string status = "planned";
+    std::optional<std::int64_t> search_id;
+    std::optional<std::string> lock_owner;
+    std::optional<std::int64_t> locked_at;
+  };
+  // Writes a mismatch and its probes in one transaction. A probe whose sample already has a probe
+  // of this testbed that is not cancelled, or a search of this testbed, is skipped (checked inside
+  // the transaction, so two processes planning at once never plan the same sample twice).
+  // Returns the mismatch id and the ids of the probes written.
+  std::pair<std::int64_t, std::vector<std::int64_t>> add_mismatch(const MismatchRow& m,
+                                                                  const std::vector<ProbeRow>& probes);
+  std::optional<MismatchRow> mismatch(std::int64_t id);
+  // Mismatches of `testbed`, oldest first; only the open ones when open_only.
+  std::vector<MismatchRow> mismatches(const std::string& testbed, bool open_only);
+  // Whether some mismatch of `testbed` was recorded at this sample before (by sample key).
+  bool has_mismatch_at(const std::string& testbed, const Sample& sample);
+  void close_mismatch(std::int64_t id);
+
+  std::optional<ProbeRow> probe(std::int64_t id);
+  // Probes of `testbed` in run order (priority, then id); planned and running only unless `all`.
+  std::vector<ProbeRow> probes(const std::string& testbed, bool all);
+  // Atomically moves the due planned probe that runs first (highest priority, then lowest id,
+  // not_before <= now) to "running" under `owner`. Two processes calling this at once never get
+  // the same probe. nullopt when none is due.
+  std::optional<ProbeRow> claim_due_probe(const std::string& testbed, const std::string& owner,
+                                          std::int64_t now);
+  // Same for one probe, whether due or not; nullopt when it is not planned (running, done,
+  // cancelled) — then someone else has it or it is over.
+  std::optional<ProbeRow> claim_probe(std::int64_t id, const std::string& owner, std::int64_t now);
+  // Ends a claimed probe: "done" with the search that ran it, or back to "planned" (released,
+  // e.g. after an interrupt).
+  void finish_probe(std::int64_t id, std::optional<std::int64_t> search_id);
+  void release_probe(std::int64_t id);
+  // Cancels a probe that is not done; returns false when it is done or cancelled already.
+  // Throws InputError for an unknown id.
+  bool cancel_probe(std::int64_t id);
 
   Database& db() { return db_; }
 

@@ -1,0 +1,165 @@
+// `workbench probe list|run|cancel`: the probes scheduled after mismatches [issue 8.3].
+#include <fmt/format.h>
+
+#include <ctime>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "controller/cli.hpp"
+#include "controller/peak_report.hpp"
+#include "controller/probe_check.hpp"
+#include "controller/probe_runner.hpp"
+#include "controller/testbed.hpp"
+#include "core/error.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+namespace {
+
+struct ProbeOptions {
+  bool all = false;
+  bool due = false;
+  std::vector<std::int64_t> ids;
+  bool verbose = false;
+};
+
+std::string utc_text(std::int64_t t) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json probe_json(const Config& config, const store::Store::ProbeRow& p) {
+  return {{"probe_id", p.id},
+          {"mismatch_id", p.mismatch_id},
+          {"sample", sample_json(config, p.sample)},
+          {"status", p.status},
+          {"not_before", utc_text(p.not_before)},
+          {"priority", p.priority},
+          {"attribute", p.attribute},
+          {"search_id", p.search_id ? nlohmann::json(*p.search_id) : nlohmann::json()}};
+}
+
+std::string store_path(const CommonOptions& common, const Config& config) {
+  return common.store.empty() ? config.store_path() : common.store;
+}
+
+int run_list(const CommonOptions& common, const ProbeOptions& o) {
+  Config config = Config::load(common.config);
+  store::Store store(store_path(common, config));
+  std::vector<store::Store::ProbeRow> probes = store.probes(config.name(), o.all);
+  if (common.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& p : probes) out.push_back(probe_json(config, p));
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  if (probes.empty()) {
+    std::cout << (o.all ? "no probes\n" : "no planned or running probes (--all shows every probe)\n");
+    return 0;
+  }
+  std::cout << fmt::format("{:>5}  {:>8}  {:<10}  {:>8}  {:<20}  {:<10}  {}\n", "probe", "mismatch", "status",
+                           "priority", "not before (UTC)", "varies", "sample");
+  for (const auto& p : probes) {
+    std::cout << fmt::format("{:>5}  {:>8}  {:<10}  {:>8g}  {:<20}  {:<10}  {}{}\n", p.id, p.mismatch_id,
+                             p.status, p.priority, utc_text(p.not_before), p.attribute, p.sample.key(),
+                             p.search_id ? fmt::format("  (search {})", *p.search_id) : "");
+  }
+  return 0;
+}
+
+int run_run(const CommonOptions& common, const ProbeOptions& o) {
+  if (o.due == !o.ids.empty()) throw InputError("probe run: give either --due or probe ids");
+  Config config = Config::load(common.config);
+  ProbeConfig probing = probe_config(config);
+  PeakRequest request;
+  request.verbose = o.verbose;
+  PreparedPeak prepared = prepare_peak(config, request);
+  validate_testbed(config);
+  store::Store store(store_path(common, config));
+  for (std::int64_t id : o.ids) {
+    auto p = store.probe(id);
+    if (!p || p->testbed != config.name())
+      throw InputError(fmt::format("no probe {} of testbed {} in store {}", id, config.name(), store.path()));
+  }
+  ProbeRunner runner{config, probing, request, prepared, probe_lock_owner(), std::cerr};
+  int ran = 0;
+  bool refused = false;
+  if (o.due) {
+    ran = run_due_probes(store, runner, -1);
+  } else {
+    for (std::int64_t id : o.ids) {
+      std::optional<store::Store::ProbeRow> p = store.claim_probe(id, runner.owner, unix_now());
+      if (!p) {
+        std::cerr << fmt::format("probe {}: {}, not run\n", id, store.probe(id)->status);
+        refused = true;
+        continue;
+      }
+      run_claimed_probe(store, runner, *p);
+      ++ran;
+    }
+  }
+  if (common.json) {
+    std::cout << nlohmann::json{{"ran", ran}}.dump() << "\n";
+  } else {
+    std::cout << fmt::format("{} probe(s) run\n", ran);
+  }
+  return to_int(refused ? ExitStatus::kNegative : ExitStatus::kOk);
+}
+
+int run_cancel(const CommonOptions& common, const ProbeOptions& o) {
+  if (o.ids.empty()) throw InputError("probe cancel: give the ids of the probes to cancel");
+  Config config = Config::load(common.config);
+  store::Store store(store_path(common, config));
+  // Every id is checked before any is cancelled: a typo changes nothing.
+  for (std::int64_t id : o.ids) {
+    auto p = store.probe(id);
+    if (!p || p->testbed != config.name())
+      throw InputError(fmt::format("no probe {} of testbed {} in store {}", id, config.name(), store.path()));
+  }
+  bool all = true;
+  for (std::int64_t id : o.ids) {
+    if (store.cancel_probe(id)) {
+      std::cout << fmt::format("probe {} cancelled\n", id);
+    } else {
+      std::cout << fmt::format("probe {} is {}: nothing to cancel\n", id, store.probe(id)->status);
+      all = false;
+    }
+  }
+  return to_int(all ? ExitStatus::kOk : ExitStatus::kNegative);
+}
+
+}  // namespace
+
+Command probe_command() {
+  return Command{
+      "probe",
+      "The active probes scheduled after mismatches between measurement and expectation: list them, run "
+      "them now, or cancel them. `workbench agent` runs due probes unattended.",
+      [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+        auto o = std::make_shared<ProbeOptions>();
+        auto action = std::make_shared<std::function<int()>>();
+        app.require_subcommand(1);
+        CLI::App* list = app.add_subcommand("list", "planned and running probes (--all: every probe)");
+        add_common_options(*list, common);
+        list->add_flag("--all", o->all, "include done and cancelled probes");
+        list->callback([&common, o, action] { *action = [&common, o] { return run_list(common, *o); }; });
+        CLI::App* run = app.add_subcommand("run", "run probes now: the due ones (--due) or the given ids");
+        add_common_options(*run, common);
+        run->add_flag("--due", o->due, "every probe whose not-before time has passed");
+        run->add_option("ids", o->ids, "probe ids");
+        run->add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
+        run->callback([&common, o, action] { *action = [&common, o] { return run_run(common, *o); }; });
+        CLI::App* cancel = app.add_subcommand("cancel", "cancel probes that have not run");
+        add_common_options(*cancel, common);
+        cancel->add_option("ids", o->ids, "probe ids")->required();
+        cancel->callback([&common, o, action] { *action = [&common, o] { return run_cancel(common, *o); }; });
+        return [action] { return (*action)(); };
+      }};
+}
+
+}  // namespace wb

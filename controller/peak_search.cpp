@@ -1,0 +1,126 @@
+#include "controller/peak_search.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "controller/interrupt.hpp"
+#include "controller/search_recorder.hpp"
+#include "controller/testbed.hpp"
+#include "core/error.hpp"
+#include "policies/runlength.hpp"
+#include "policies/search.hpp"
+#include "policies/seeding.hpp"
+
+namespace wb {
+
+namespace {
+
+// What earlier found searches of this testbed say [003 §3.7]: their peaks (for the seed) and how
+// much their trials varied (for the adaptive runlength), newest 200 searches.
+struct TestbedHistory {
+  std::vector<PastPeak> peaks;
+  std::vector<VarianceObservation> variances;
+};
+
+TestbedHistory read_history(store::Store& store, const std::string& testbed) {
+  TestbedHistory h;
+  store::Statement q = store.db().prepare(
+      "SELECT id FROM searches WHERE testbed = ?1 AND status = 'found' AND peak_rate IS NOT NULL "
+      "ORDER BY id DESC LIMIT 200");
+  q.bind(1, testbed);
+  std::vector<std::int64_t> ids;
+  while (q.step()) ids.push_back(q.column_int(0));
+  for (std::int64_t id : ids) {
+    std::optional<store::SearchRecord> rec = store.search(id);
+    if (!rec || !rec->peak_rate) continue;
+    h.peaks.push_back(PastPeak{rec->sample, *rec->peak_rate});
+    std::vector<TestLoad> loads;
+    for (const auto& st : store.trials(id)) {
+      if (loads.empty() || static_cast<int>(loads.size()) - 1 != st.load_index) {
+        loads.emplace_back();
+        loads.back().rate = st.trial.offered_rate;
+      }
+      const TrialResult& t = st.trial;
+      double sent = static_cast<double>(t.sent);
+      loads.back().saturated = loads.back().saturated || t.sent == 0 ||
+                               static_cast<double>(t.completed) < 0.99 * sent ||
+                               static_cast<double>(t.errors) > 0.01 * sent;
+      loads.back().trials.push_back(t);
+    }
+    for (const auto& v : variance_observations(loads)) h.variances.push_back(v);
+  }
+  return h;
+}
+
+}  // namespace
+
+PreparedPeak prepare_peak(const Config& config, const PeakRequest& request) {
+  PreparedPeak p;
+  p.target = request.target.empty() ? config.peak().target : Target::parse(request.target);
+  p.policy = request.policy.empty() ? config.peak().policy : request.policy;
+  make_picker(p.policy, config.peak(), config.peak().start_rate);  // rejects an unknown policy
+  p.runlength = request.runlength.empty() ? config.peak().runlength : request.runlength;
+  make_runlength_policy(p.runlength);  // rejects an unknown runlength
+  p.seed = request.seed ? *request.seed : default_seed(config);
+  return p;
+}
+
+PeakRun run_peak_search(const Config& config, store::Store& store, const Sample& sample,
+                        const PeakRequest& request, const PreparedPeak& prepared, std::ostream& log) {
+  SearchOptions options{config.peak(), prepared.target};
+  std::unique_ptr<LoadPicker> picker = make_picker(prepared.policy, config.peak(), config.peak().start_rate);
+  std::optional<TestbedConfig> real = validate_testbed(config);
+  std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, prepared.seed, request.verbose);
+
+  TestbedHistory history;
+  if (request.seeding || prepared.runlength == "adaptive") history = read_history(store, config.name());
+  double start_rate = config.peak().start_rate;
+  if (request.seeding) {
+    if (auto s = choose_seed(sample, history.peaks, config.factors())) {
+      start_rate = s->rate;
+      picker = make_picker(prepared.policy, config.peak(), start_rate, true);
+      if (request.verbose) {
+        log << fmt::format("seed {:.1f}/s from {} earlier search(es) of the nearest sample\n", s->rate,
+                           s->from.size());
+      }
+    }
+  }
+  std::unique_ptr<RunlengthPolicy> runlength = make_runlength_policy(prepared.runlength, history.variances);
+  store::SearchRecord rec;
+  rec.testbed = config.name();
+  rec.sample = sample;
+  rec.confidence = options.target.confidence;
+  rec.accuracy = options.target.accuracy;
+  rec.policy = prepared.policy;
+  rec.seed = static_cast<std::int64_t>(prepared.seed);
+  rec.options_json = nlohmann::json{{"r_sat_ms", options.peak.r_sat_ms},
+                                    {"width", options.peak.width},
+                                    {"start_rate", start_rate},
+                                    {"seeding", request.seeding},
+                                    {"runlength", prepared.runlength},
+                                    {"runlength_s", options.peak.runlength_s},
+                                    {"min_trials", options.peak.min_trials},
+                                    {"max_trials", options.peak.max_trials},
+                                    {"max_loads", options.peak.max_loads},
+                                    {"budget_s", options.peak.budget_s}}
+                         .dump();
+  PeakRun run;
+  run.search_id = store.begin_search(rec);
+
+  StoringObserver observer(store, run.search_id, request.verbose);
+  InterruptibleRunner runner(*testbed);
+  try {
+    run.result = run_search(sample, options, *picker, runner, &observer, runlength.get());
+  } catch (const Interrupted&) {
+    run.result.status = SearchStatus::kFailed;
+    run.result.message = "interrupted";
+    store.finish_search(run.search_id, run.result);
+    throw;
+  }
+  store.finish_search(run.search_id, run.result);
+  return run;
+}
+
+}  // namespace wb

@@ -1,0 +1,46 @@
+#pragma once
+// One stored peak search [003 Alg. 2] for one sample: what `workbench peak` runs, and what the
+// probe agent runs on each probe's sample. Every trial is stored as it ends.
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "core/config.hpp"
+#include "core/search_result.hpp"
+#include "core/target.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+// The user's choices; empty strings and unset values mean the config's defaults.
+struct PeakRequest {
+  std::string target;     // "95/90"
+  std::string policy;     // load picker
+  std::string runlength;  // fixed | adaptive
+  std::optional<std::uint64_t> seed;
+  bool seeding = false;
+  bool verbose = false;
+};
+
+// A validated request, ready to run (validation happens before any store is opened).
+struct PreparedPeak {
+  Target target;
+  std::string policy;
+  std::string runlength;
+  std::uint64_t seed = 0;
+};
+// Throws InputError for a bad target, policy, runlength or testbed.
+PreparedPeak prepare_peak(const Config& config, const PeakRequest& request);
+
+struct PeakRun {
+  std::int64_t search_id = 0;
+  SearchResult result;
+};
+
+// Runs and stores the search. On Interrupted the search is stored as failed ("interrupted") and
+// the exception propagates. `log` receives the seeding note when verbose.
+PeakRun run_peak_search(const Config& config, store::Store& store, const Sample& sample,
+                        const PeakRequest& request, const PreparedPeak& prepared, std::ostream& log);
+
+}  // namespace wb

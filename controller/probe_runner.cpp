@@ -1,0 +1,74 @@
+#include "controller/probe_runner.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <ostream>
+
+#include "controller/expectation_zcart.hpp"
+#include "controller/probe_check.hpp"
+
+namespace wb {
+
+std::string probe_lock_owner() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return fmt::format("{}:{}", host, getpid());
+}
+
+std::vector<std::int64_t> refine_models(store::Store& store, const Config& config, const ProbeConfig& probing,
+                                        std::ostream& log) {
+  ZCartOptions options;
+  options.tolerance = probing.tolerance;
+  options.min_leaf = probing.min_leaf;
+  ZCart tree = refit_zcart(store, config, options);
+  std::vector<std::int64_t> closed;
+  for (const auto& m : store.mismatches(config.name(), true)) {
+    if (!encode_sample(config, m.sample)) continue;
+    ZCartAnswer a = zcart_predict(tree, config, m.sample, m.expected);
+    if (std::abs(a.value - m.measured) > probing.tolerance * m.measured) continue;
+    store.close_mismatch(m.id);
+    closed.push_back(m.id);
+    log << fmt::format("mismatch {} closed: Z-CART ({}) predicts {:.1f}/s, measured {:.1f}/s\n", m.id,
+                       a.rule.empty() ? "root" : a.rule, a.value, m.measured);
+  }
+  return closed;
+}
+
+std::int64_t run_claimed_probe(store::Store& store, const ProbeRunner& runner,
+                               const store::Store::ProbeRow& probe) {
+  try {
+    runner.log << fmt::format("probe {}: {} (varies {}, mismatch {})\n", probe.id, probe.sample.key(),
+                              probe.attribute, probe.mismatch_id);
+    PeakRun run =
+        run_peak_search(runner.config, store, probe.sample, runner.request, runner.prepared, runner.log);
+    store.finish_probe(probe.id, run.search_id);
+    runner.log << fmt::format("probe {}: search {} {}\n", probe.id, run.search_id,
+                              run.result.status == SearchStatus::kFound
+                                  ? fmt::format("λ* = {:.1f}/s", run.result.peak_rate)
+                                  : std::string(to_string(run.result.status)));
+    check_search(store, runner.config, runner.probing, probe.sample, run.search_id, run.result, probe.id,
+                 runner.log);
+    refine_models(store, runner.config, runner.probing, runner.log);
+    return run.search_id;
+  } catch (...) {
+    // A probe whose search did not finish runs again later (its partial search stays "failed").
+    if (store.probe(probe.id) && store.probe(probe.id)->status == "running") store.release_probe(probe.id);
+    throw;
+  }
+}
+
+int run_due_probes(store::Store& store, const ProbeRunner& runner, int max) {
+  int ran = 0;
+  while (max < 0 || ran < max) {
+    std::optional<store::Store::ProbeRow> p =
+        store.claim_due_probe(runner.config.name(), runner.owner, unix_now());
+    if (!p) break;
+    run_claimed_probe(store, runner, *p);
+    ++ran;
+  }
+  return ran;
+}
+
+}  // namespace wb

@@ -1,0 +1,48 @@
+#pragma once
+// Planning active probes after a mismatch [000 §3.3.2, §6; issue 8.3]: for the attributes that
+// best explain the mismatch, samples that vary one of them over its declared levels around the
+// mismatch point, every other factor kept at the mismatch point's level.
+//
+// Pure functions: no I/O, no clock; `now` is passed in.
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/factor.hpp"
+#include "core/sample.hpp"
+#include "models/mismatch.hpp"
+
+namespace wb {
+
+// [probing] of a testbed config. Every key is optional.
+struct ProbeConfig {
+  double tolerance = kMismatchTolerance;  // relative, for the mismatch rule and Z-CART fidelity
+  double window_start_s = 0;              // probes become due this long after they are planned
+  int top_attributes = 2;                 // probe this many of the best-ranked attributes
+  int min_leaf = 3;                       // Z-CART: observations in each child of a split
+  double poll_s = 60;                     // `agent` without --once: sleep between looks for due probes
+};
+
+// Reads [probing]; throws InputError "FILE:LINE:probing.KEY: ..." for a bad or unknown key.
+ProbeConfig probe_config(const Config& config);
+
+struct PlannedProbe {
+  Sample sample;
+  std::string attribute;  // the factor it varies
+  double priority = 0;    // higher runs first
+};
+
+// For each of the first `top` attributes of `ranked` that is a factor with more than one level
+// and a level in `at`: one probe per other level of that factor. Samples whose key is in `taken`
+// (measured or planned already) or planned earlier in this call are skipped. Priority: the
+// attribute's rank first (best = highest), then nearness in levels to the mismatch point.
+std::vector<PlannedProbe> plan_probes(const Sample& at, const std::vector<RankedAttribute>& ranked,
+                                      const std::vector<Factor>& factors, const std::set<std::string>& taken,
+                                      int top);
+
+// The unix time a probe planned at `now` becomes due.
+std::int64_t probe_not_before(const ProbeConfig& config, std::int64_t now);
+
+}  // namespace wb

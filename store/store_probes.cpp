@@ -1,0 +1,213 @@
+// The store's mismatches, probes and persisted Z-CART trees [issue 8].
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "store/store.hpp"
+#include "store/store_internal.hpp"
+
+namespace wb::store {
+
+namespace {
+
+constexpr const char* kProbeColumns =
+    "id, testbed, mismatch_id, sample_json, attribute, priority, not_before, status, search_id, lock_owner, "
+    "locked_at";
+
+Store::ProbeRow read_probe(const Statement& s) {
+  Store::ProbeRow p;
+  p.id = s.column_int(0);
+  p.testbed = s.column_text(1);
+  p.mismatch_id = s.column_int(2);
+  p.sample = sample_from_json(s.column_text(3));
+  p.attribute = s.column_text(4);
+  p.priority = s.column_double(5);
+  p.not_before = s.column_int(6);
+  p.status = s.column_text(7);
+  if (!s.column_is_null(8)) p.search_id = s.column_int(8);
+  if (!s.column_is_null(9)) p.lock_owner = s.column_text(9);
+  if (!s.column_is_null(10)) p.locked_at = s.column_int(10);
+  return p;
+}
+
+constexpr const char* kMismatchColumns =
+    "id, testbed, search_id, sample_json, expected, measured, ratio, attributes_json, center, status, "
+    "created_at, closed_at";
+
+Store::MismatchRow read_mismatch(const Statement& s) {
+  Store::MismatchRow m;
+  m.id = s.column_int(0);
+  m.testbed = s.column_text(1);
+  m.search_id = s.column_int(2);
+  m.sample = sample_from_json(s.column_text(3));
+  m.expected = s.column_double(4);
+  m.measured = s.column_double(5);
+  m.ratio = s.column_double(6);
+  m.attributes_json = s.column_text(7);
+  if (!s.column_is_null(8)) m.center = s.column_text(8);
+  m.status = s.column_text(9);
+  m.created_at = s.column_text(10);
+  if (!s.column_is_null(11)) m.closed_at = s.column_text(11);
+  return m;
+}
+
+}  // namespace
+
+std::optional<Store::PeakInterval> Store::peak_interval(std::int64_t search_id) {
+  Statement s = db_.prepare("SELECT peak_low, peak_high FROM searches WHERE id = ?1");
+  s.bind(1, search_id);
+  if (!s.step() || s.column_is_null(0)) return std::nullopt;
+  PeakInterval p;
+  p.low = s.column_double(0);
+  if (!s.column_is_null(1)) p.high = s.column_double(1);
+  return p;
+}
+
+void Store::put_zcart_tree(const std::string& testbed, const std::string& tree_json,
+                           std::int64_t observations) {
+  Statement s = db_.prepare(
+      "INSERT OR REPLACE INTO zcart_trees (testbed, tree_json, observations) VALUES (?1, ?2, ?3)");
+  s.bind(1, testbed).bind(2, tree_json).bind(3, observations).run();
+}
+
+std::optional<std::string> Store::zcart_tree(const std::string& testbed) {
+  Statement s = db_.prepare("SELECT tree_json FROM zcart_trees WHERE testbed = ?1");
+  s.bind(1, testbed);
+  if (!s.step()) return std::nullopt;
+  return s.column_text(0);
+}
+
+std::pair<std::int64_t, std::vector<std::int64_t>> Store::add_mismatch(const MismatchRow& m,
+                                                                       const std::vector<ProbeRow>& probes) {
+  Transaction tx(db_);
+  Statement s = db_.prepare(
+      "INSERT INTO mismatches (testbed, search_id, sample, sample_json, expected, measured, ratio, "
+      "attributes_json, center) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  s.bind(1, m.testbed).bind(2, m.search_id).bind(3, m.sample.key());
+  s.bind(4, nlohmann::json(m.sample.values()).dump()).bind(5, m.expected).bind(6, m.measured);
+  s.bind(7, m.ratio).bind(8, m.attributes_json);
+  if (m.center)
+    s.bind(9, *m.center);
+  else
+    s.bind_null(9);
+  s.run();
+  const std::int64_t mismatch_id = db_.last_insert_id();
+  std::vector<std::int64_t> ids;
+  for (const ProbeRow& p : probes) {
+    Statement ins = db_.prepare(
+        "INSERT INTO probes (testbed, mismatch_id, sample, sample_json, attribute, priority, not_before) "
+        "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE NOT EXISTS (SELECT 1 FROM probes WHERE testbed = ?1 AND "
+        "sample = ?3 AND status != 'cancelled') AND NOT EXISTS (SELECT 1 FROM searches WHERE testbed = ?1 "
+        "AND sample = ?3)");
+    ins.bind(1, m.testbed).bind(2, mismatch_id).bind(3, p.sample.key());
+    ins.bind(4, nlohmann::json(p.sample.values()).dump()).bind(5, p.attribute).bind(6, p.priority);
+    ins.bind(7, p.not_before).run();
+    if (sqlite3_changes(db_.handle()) > 0) ids.push_back(db_.last_insert_id());
+  }
+  tx.commit();
+  return {mismatch_id, ids};
+}
+
+std::optional<Store::MismatchRow> Store::mismatch(std::int64_t id) {
+  Statement s = db_.prepare(fmt::format("SELECT {} FROM mismatches WHERE id = ?1", kMismatchColumns));
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  return read_mismatch(s);
+}
+
+std::vector<Store::MismatchRow> Store::mismatches(const std::string& testbed, bool open_only) {
+  Statement s = db_.prepare(fmt::format("SELECT {} FROM mismatches WHERE testbed = ?1 {} ORDER BY id",
+                                        kMismatchColumns, open_only ? "AND status = 'open'" : ""));
+  s.bind(1, testbed);
+  std::vector<MismatchRow> out;
+  while (s.step()) out.push_back(read_mismatch(s));
+  return out;
+}
+
+bool Store::has_mismatch_at(const std::string& testbed, const Sample& sample) {
+  Statement s = db_.prepare("SELECT 1 FROM mismatches WHERE testbed = ?1 AND sample = ?2 LIMIT 1");
+  s.bind(1, testbed).bind(2, sample.key());
+  return s.step();
+}
+
+void Store::close_mismatch(std::int64_t id) {
+  Statement s = db_.prepare(
+      "UPDATE mismatches SET status = 'closed', closed_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') "
+      "WHERE id = ?1 AND status = 'open'");
+  s.bind(1, id).run();
+}
+
+std::optional<Store::ProbeRow> Store::probe(std::int64_t id) {
+  Statement s = db_.prepare(fmt::format("SELECT {} FROM probes WHERE id = ?1", kProbeColumns));
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  return read_probe(s);
+}
+
+std::vector<Store::ProbeRow> Store::probes(const std::string& testbed, bool all) {
+  Statement s =
+      db_.prepare(fmt::format("SELECT {} FROM probes WHERE testbed = ?1 {} ORDER BY priority DESC, id",
+                              kProbeColumns, all ? "" : "AND status IN ('planned', 'running')"));
+  s.bind(1, testbed);
+  std::vector<ProbeRow> out;
+  while (s.step()) out.push_back(read_probe(s));
+  return out;
+}
+
+std::optional<Store::ProbeRow> Store::claim_due_probe(const std::string& testbed, const std::string& owner,
+                                                      std::int64_t now) {
+  // BEGIN IMMEDIATE takes the write lock before the read: a second process waits here (busy
+  // timeout) and then sees the first one's claim, so the SELECT and UPDATE act as one step.
+  Transaction tx(db_);
+  Statement q = db_.prepare(
+      "SELECT id FROM probes WHERE testbed = ?1 AND status = 'planned' AND not_before <= ?2 "
+      "ORDER BY priority DESC, id LIMIT 1");
+  q.bind(1, testbed).bind(2, now);
+  if (!q.step()) return std::nullopt;
+  const std::int64_t id = q.column_int(0);
+  Statement u = db_.prepare(
+      "UPDATE probes SET status = 'running', lock_owner = ?2, locked_at = ?3 WHERE id = ?1 AND "
+      "status = 'planned'");
+  u.bind(1, id).bind(2, owner).bind(3, now).run();
+  if (sqlite3_changes(db_.handle()) != 1) return std::nullopt;
+  tx.commit();
+  return probe(id);
+}
+
+std::optional<Store::ProbeRow> Store::claim_probe(std::int64_t id, const std::string& owner,
+                                                  std::int64_t now) {
+  Statement u = db_.prepare(
+      "UPDATE probes SET status = 'running', lock_owner = ?2, locked_at = ?3 WHERE id = ?1 AND "
+      "status = 'planned'");
+  u.bind(1, id).bind(2, owner).bind(3, now).run();
+  if (sqlite3_changes(db_.handle()) != 1) return std::nullopt;
+  return probe(id);
+}
+
+void Store::finish_probe(std::int64_t id, std::optional<std::int64_t> search_id) {
+  Statement u = db_.prepare("UPDATE probes SET status = 'done', search_id = ?2 WHERE id = ?1");
+  u.bind(1, id);
+  if (search_id)
+    u.bind(2, *search_id);
+  else
+    u.bind_null(2);
+  u.run();
+}
+
+void Store::release_probe(std::int64_t id) {
+  Statement u = db_.prepare(
+      "UPDATE probes SET status = 'planned', lock_owner = NULL, locked_at = NULL WHERE id = ?1 AND "
+      "status = 'running'");
+  u.bind(1, id).run();
+}
+
+bool Store::cancel_probe(std::int64_t id) {
+  if (!probe(id)) throw InputError(fmt::format("no probe {} in store {}", id, path_));
+  Statement u = db_.prepare(
+      "UPDATE probes SET status = 'cancelled' WHERE id = ?1 AND status IN ('planned', 'running')");
+  u.bind(1, id).run();
+  return sqlite3_changes(db_.handle()) == 1;
+}
+
+}  // namespace wb::store

@@ -1,0 +1,111 @@
+// Probe planning and [probing] [issue 8.3].
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "models/probe_plan.hpp"
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+Factor numeric_factor(const std::string& name, std::vector<double> levels) {
+  Factor f;
+  f.name = name;
+  for (double v : levels) {
+    f.levels.push_back(format_number(v));
+    f.numeric_levels.push_back(v);
+  }
+  return f;
+}
+
+std::vector<Factor> factors() {
+  return {numeric_factor("disks", {1, 2, 3, 4}), numeric_factor("threads", {1, 2, 4, 8, 16, 32, 64, 100})};
+}
+
+Sample at(const std::string& disks, const std::string& threads) {
+  Sample s;
+  s.set("disks", disks);
+  s.set("threads", threads);
+  return s;
+}
+
+std::string sim_toml() {
+  std::ifstream in(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path write_config(const std::string& name, const std::string& extra) {
+  fs::path p =
+      fs::temp_directory_path() / ("wb_probe_plan_" + name + "_" + std::to_string(getpid()) + ".toml");
+  std::ofstream(p) << sim_toml() << "\n" << extra;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("probes vary the top attributes over their levels around the mismatch point") {
+  std::vector<RankedAttribute> ranked{{"disks", 0.8}, {"threads", 0.1}};
+  auto probes = plan_probes(at("4", "16"), ranked, factors(), {}, 2);
+  // disks: 3 other levels; threads: 7 other levels.
+  REQUIRE(probes.size() == 10);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(probes[i].attribute == "disks");
+    CHECK(probes[i].sample.value("threads") == "16");
+  }
+  // Nearest level first within an attribute; every disks probe before any threads probe.
+  CHECK(probes[0].sample.value("disks") == "3");
+  CHECK(probes[1].sample.value("disks") == "2");
+  CHECK(probes[2].sample.value("disks") == "1");
+  for (std::size_t i = 3; i < probes.size(); ++i) {
+    CHECK(probes[i].attribute == "threads");
+    CHECK(probes[i].sample.value("disks") == "4");
+    CHECK(probes[i].sample.value("threads") != "16");
+    CHECK(probes[i].priority < probes[2].priority);
+  }
+  CHECK((probes[3].sample.value("threads") == "8" || probes[3].sample.value("threads") == "32"));
+}
+
+TEST_CASE("probe planning skips measured and planned samples and honours top") {
+  std::vector<RankedAttribute> ranked{{"disks", 0.8}, {"threads", 0.1}};
+  std::set<std::string> taken{at("3", "16").key(), at("1", "16").key()};
+  auto probes = plan_probes(at("4", "16"), ranked, factors(), taken, 1);
+  REQUIRE(probes.size() == 1);
+  CHECK(probes[0].sample == at("2", "16"));
+  // An attribute that is not a factor (or has one level) plans nothing.
+  CHECK(plan_probes(at("4", "16"), {{"cache", 1.0}}, factors(), {}, 1).empty());
+}
+
+TEST_CASE("[probing] is read with defaults, and bad keys name file, line and key") {
+  ProbeConfig d = probe_config(Config::load(write_config("none", "").string()));
+  CHECK(d.tolerance == 0.15);
+  CHECK(d.window_start_s == 0);
+  CHECK(d.top_attributes == 2);
+  ProbeConfig c = probe_config(Config::load(
+      write_config("ok", "[probing]\ntolerance = 0.2\nwindow_start_s = 3600\ntop_attributes = 1\n")
+          .string()));
+  CHECK(c.tolerance == 0.2);
+  CHECK(c.window_start_s == 3600);
+  CHECK(c.top_attributes == 1);
+  CHECK(probe_not_before(c, 1000) == 4600);
+
+  fs::path bad = write_config("bad", "[probing]\ntolerance = -1\n");
+  try {
+    probe_config(Config::load(bad.string()));
+    FAIL("no error");
+  } catch (const InputError& e) {
+    std::string what = e.what();
+    CHECK(what.find(bad.string()) != std::string::npos);
+    CHECK(what.find("probing.tolerance") != std::string::npos);
+  }
+  fs::path typo = write_config("typo", "[probing]\nwindow_start = 5\n");
+  CHECK_THROWS_AS(probe_config(Config::load(typo.string())), InputError);
+}
