@@ -88,7 +88,7 @@ SearchCheck check_search(store::Store& store, const Config& config, const ProbeC
     }
     const std::int64_t not_before = probe_not_before(probing, unix_now());
     for (const PlannedProbe& p :
-         plan_probes(sample, ranked, config.factors(), taken, probing.top_attributes)) {
+         plan_probes(sample, ranked, config.factors(), taken, probing.top_attributes, probing.radius)) {
       store::Store::ProbeRow row;
       row.testbed = config.name();
       row.sample = p.sample;

@@ -19,6 +19,8 @@ ProbeConfig probe_config(const Config& config) {
   if (!(p.window_start_s >= 0)) s->fail("window_start_s", "must be >= 0 seconds");
   p.top_attributes = static_cast<int>(s->integer_or("top_attributes", p.top_attributes));
   if (p.top_attributes < 1) s->fail("top_attributes", "must be >= 1");
+  p.radius = static_cast<int>(s->integer_or("radius", p.radius));
+  if (p.radius < 0) s->fail("radius", "must be >= 0 levels (0: every level)");
   p.min_leaf = static_cast<int>(s->integer_or("min_leaf", p.min_leaf));
   if (p.min_leaf < 1) s->fail("min_leaf", "must be >= 1");
   p.poll_s = s->number_or("poll_s", p.poll_s);
@@ -29,7 +31,7 @@ ProbeConfig probe_config(const Config& config) {
 
 std::vector<PlannedProbe> plan_probes(const Sample& at, const std::vector<RankedAttribute>& ranked,
                                       const std::vector<Factor>& factors, const std::set<std::string>& taken,
-                                      int top) {
+                                      int top, int radius) {
   std::vector<PlannedProbe> out;
   std::set<std::string> seen = taken;
   seen.insert(at.key());
@@ -42,10 +44,11 @@ std::vector<PlannedProbe> plan_probes(const Sample& at, const std::vector<Ranked
     if (!here) continue;
     for (std::size_t i = 0; i < f->levels.size(); ++i) {
       if (i == *here) continue;
+      const double distance = std::abs(static_cast<double>(i) - static_cast<double>(*here));
+      if (radius > 0 && distance > radius) continue;
       Sample s = at;
       s.set(name, f->levels[i]);
       if (!seen.insert(s.key()).second) continue;
-      const double distance = std::abs(static_cast<double>(i) - static_cast<double>(*here));
       // Ranks are 100 apart, so nearness (at most a factor's level count) orders within a rank.
       out.push_back(PlannedProbe{s, name, 100.0 * (n - rank) - distance});
     }

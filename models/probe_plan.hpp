@@ -21,6 +21,7 @@ struct ProbeConfig {
   double tolerance = kMismatchTolerance;  // relative, for the mismatch rule and Z-CART fidelity
   double window_start_s = 0;              // probes become due this long after they are planned
   int top_attributes = 2;                 // probe this many of the best-ranked attributes
+  int radius = 2;                         // levels on each side of the mismatch point; 0: every level
   int min_leaf = 3;                       // Z-CART: observations in each child of a split
   double poll_s = 60;                     // `agent` without --once: sleep between looks for due probes
 };
@@ -35,12 +36,13 @@ struct PlannedProbe {
 };
 
 // For each of the first `top` attributes of `ranked` that is a factor with more than one level
-// and a level in `at`: one probe per other level of that factor. Samples whose key is in `taken`
+// and a level in `at`: one probe per other level of that factor within `radius` levels of the
+// mismatch point's (radius 0: every level). Samples whose key is in `taken`
 // (measured or planned already) or planned earlier in this call are skipped. Priority: the
 // attribute's rank first (best = highest), then nearness in levels to the mismatch point.
 std::vector<PlannedProbe> plan_probes(const Sample& at, const std::vector<RankedAttribute>& ranked,
                                       const std::vector<Factor>& factors, const std::set<std::string>& taken,
-                                      int top);
+                                      int top, int radius = 0);
 
 // The unix time a probe planned at `now` becomes due.
 std::int64_t probe_not_before(const ProbeConfig& config, std::int64_t now);

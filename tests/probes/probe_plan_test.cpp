@@ -84,11 +84,25 @@ TEST_CASE("probe planning skips measured and planned samples and honours top") {
   CHECK(plan_probes(at("4", "16"), {{"cache", 1.0}}, factors(), {}, 1).empty());
 }
 
+TEST_CASE("a radius keeps probes to the levels near the mismatch point") {
+  std::vector<RankedAttribute> ranked{{"threads", 0.8}};
+  auto probes = plan_probes(at("4", "16"), ranked, factors(), {}, 1, 2);
+  std::set<std::string> levels;
+  for (const auto& p : probes) levels.insert(p.sample.value("threads"));
+  CHECK(levels == std::set<std::string>{"4", "8", "32", "64"});
+  // At the edge of the levels only one side exists.
+  auto edge = plan_probes(at("4", "100"), ranked, factors(), {}, 1, 2);
+  REQUIRE(edge.size() == 2);
+  CHECK(edge[0].sample.value("threads") == "64");
+  CHECK(edge[1].sample.value("threads") == "32");
+}
+
 TEST_CASE("[probing] is read with defaults, and bad keys name file, line and key") {
   ProbeConfig d = probe_config(Config::load(write_config("none", "").string()));
   CHECK(d.tolerance == 0.15);
   CHECK(d.window_start_s == 0);
   CHECK(d.top_attributes == 2);
+  CHECK(d.radius == 2);
   ProbeConfig c = probe_config(Config::load(
       write_config("ok", "[probing]\ntolerance = 0.2\nwindow_start_s = 3600\ntop_attributes = 1\n")
           .string()));
