@@ -247,3 +247,45 @@ TEST_CASE("probe cancel and probe run reject an unknown probe id with one line a
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("peak flags a mismatch and plans probes once per mismatch point, and probe run runs one probe") {
+  fs::path dir = fresh_dir("peak");
+  fs::path config = deviating_config(dir);
+  const std::string store = (dir / "w.db").string();
+  auto first =
+      workbench({"peak", "--config", config.string(), "--store", store, "--set", "disks=4,threads=100"});
+  INFO("stderr: " << first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.err.find("mismatch: 1 at disks=4,threads=100") != std::string::npos);
+  CHECK(first.err.find("probe(s) planned") != std::string::npos);
+  json probes = run_json({"probe", "list", "--config", config.string(), "--store", store, "--json"});
+  REQUIRE_FALSE(probes.empty());
+  for (const auto& p : probes) CHECK(p["mismatch_id"] == 1);
+
+  // The same point again: a second mismatch, but no second set of probes.
+  auto again =
+      workbench({"peak", "--config", config.string(), "--store", store, "--set", "disks=4,threads=100"});
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.err.find("mismatch: 2 at disks=4,threads=100") != std::string::npos);
+  CHECK(again.err.find("probes were planned at this sample before") != std::string::npos);
+  CHECK(run_json({"probe", "list", "--config", config.string(), "--store", store, "--json"}).size() ==
+        probes.size());
+
+  // A sample that agrees with the expectation is no mismatch.
+  auto fine =
+      workbench({"peak", "--config", config.string(), "--store", store, "--set", "disks=2,threads=100"});
+  REQUIRE(fine.exit_code == 0);
+  CHECK(fine.err.find("mismatch:") == std::string::npos);
+
+  const std::string id = std::to_string(probes[0]["probe_id"].get<std::int64_t>());
+  auto run = workbench({"probe", "run", "--config", config.string(), "--store", store, id});
+  INFO("probe run stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  auto row = query(store, "SELECT status, search_id FROM probes WHERE id = " + id);
+  CHECK(row[0][0] == "done");
+  CHECK_FALSE(row[0][1].empty());
+  // A done probe is not run again.
+  auto twice = workbench({"probe", "run", "--config", config.string(), "--store", store, id});
+  CHECK(twice.exit_code == 1);
+  CHECK(query(store, "SELECT COUNT(*) FROM probes WHERE status = 'done'")[0][0] == "1");
+}
