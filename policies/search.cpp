@@ -73,9 +73,30 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   if (std::find(looks.begin(), looks.end(), n) == looks.end()) return Verdict::kInvalid;
   double ck = 1.0 - (1.0 - c) / static_cast<double>(looks.size());
   MeanInterval claim = mean_interval(xs, ck);
-  if (claim.accuracy() < options.target.accuracy) return Verdict::kInvalid;
-  load.ci = claim;
-  return Verdict::kPeak;
+  // [003 Alg. 2] claims the peak as soon as an accurate CI overlaps the region, so a load whose
+  // mean lies just outside it is claimed too: on configs/sim.toml only 69-87% of the claimed λ*
+  // were in the true peak-rate region, and the demo claimed a load at 0.87 R_sat. Here the claim
+  // also needs evidence that the true mean is inside the region: two one-sided tests, mean > lo
+  // and mean < hi, each at level (1-c)/K, which is the interval at confidence 1-2(1-c)/K lying
+  // inside the region (Schuirmann's TOST, the equivalence test of bioequivalence studies). A load
+  // whose true mean is outside the region is then claimed with probability at most 1-c.
+  const double inside_confidence = 1.0 - 2.0 * (1.0 - c) / static_cast<double>(looks.size());
+  MeanInterval inside = mean_interval(xs, inside_confidence);
+  if (claim.accuracy() >= options.target.accuracy && inside.low >= lo && inside.high <= hi) {
+    load.ci = claim;
+    return Verdict::kPeak;
+  }
+  // Not claimed. While the mean is inside the region, take more trials up to the last look. From
+  // the third look on (the spread of two or three trials is too rough to act on), a mean outside
+  // the region, and at the last look any mean, says on which side of the peak the load lies and
+  // the search moves on: a wrong side costs loads, never a wrong claim. (Deciding as soon as the
+  // last look could not fit the interval in found fewer peaks: 185 of the coverage test's 200
+  // searches against 199 for this rule, at up to twice the trials on steep samples.)
+  const int last = looks.back();
+  const int third = looks[std::min<std::size_t>(2, looks.size() - 1)];
+  bool mean_inside = inside.mean >= lo && inside.mean <= hi;
+  if (n < last && (n < third || mean_inside)) return Verdict::kInvalid;
+  return claim.mean < sat ? Verdict::kBelow : Verdict::kAbove;
 }
 
 void set_peak_interval(SearchResult& result, const SearchOptions& options, bool fixed_plan) {

@@ -86,17 +86,54 @@ TEST_CASE("a saturated trial makes its load 'above' whatever its response time")
   CHECK(res.loads[3].verdict == Verdict::kAbove);
 }
 
-TEST_CASE("the trial cap at one load ends the search with status budget") {
+TEST_CASE("with the paper's rule the trial cap at one load ends the search with status budget") {
   ScriptedRunner r;
   // Wildly noisy at every load: overlaps the region but never reaches 90% accuracy.
   r.response = [](double, std::uint64_t i) { return i % 2 == 0 ? 10.0 : 70.0; };
   auto o = options();
+  o.peak.sequential = "none";
   o.peak.max_trials = 6;
   auto picker = make_picker("binsearch", o.peak, 50);
   auto res = run_search(Sample(), o, *picker, r);
   CHECK(res.status == SearchStatus::kBudget);
   CHECK(res.trials == 6);
   CHECK_THAT(res.message, Catch::Contains("max_trials"));
+}
+
+TEST_CASE("with scheduled looks a load that cannot be claimed is decided by its mean at the last look") {
+  ScriptedRunner r;
+  // Trials alternate 10 and 70 ms (counted across loads): at five trials a load's mean is 34 or
+  // 46 ms, outside the region [36, 44], and its CI is far too wide to claim anything.
+  r.response = [](double, std::uint64_t i) { return i % 2 == 0 ? 10.0 : 70.0; };
+  auto o = options();
+  o.peak.max_trials = 6;
+  o.peak.max_loads = 4;
+  REQUIRE(accuracy_looks(o.peak) == std::vector<int>{3, 5});
+  auto picker = make_picker("binsearch", o.peak, 50);
+  auto res = run_search(Sample(), o, *picker, r);
+  CHECK(res.status == SearchStatus::kNotFound);
+  REQUIRE(res.loads.size() == 4);
+  for (const auto& l : res.loads) {
+    CHECK(l.trials.size() == 5);
+    CHECK(l.verdict == (l.ci.mean < 40 ? Verdict::kBelow : Verdict::kAbove));
+  }
+}
+
+TEST_CASE("an accurate CI that only overlaps the peak-rate region is not claimed") {
+  ScriptedRunner r;
+  // Every load but 100/s is far below R_sat; at 100/s the trials scatter ±1 ms around 34.5 ms:
+  // accurate to 97%, overlapping the region [36, 44] at three trials, but its mean is below it.
+  r.response = [](double rate, std::uint64_t i) {
+    if (rate < 99) return 10.0;
+    if (rate > 101) return 500.0;
+    return 34.5 + (i % 2 == 0 ? 1.0 : -1.0);
+  };
+  auto o = options();
+  o.peak.max_loads = 6;
+  auto picker = make_picker("binsearch", o.peak, 50);
+  auto res = run_search(Sample(), o, *picker, r);
+  CHECK(res.status != SearchStatus::kFound);
+  for (const auto& l : res.loads) CHECK(l.verdict != Verdict::kPeak);
 }
 
 TEST_CASE("the total cost cap ends the search with status budget") {
@@ -111,7 +148,7 @@ TEST_CASE("the total cost cap ends the search with status budget") {
   CHECK(res.cost_s < 300 + 70 * 2);
 }
 
-TEST_CASE("a failed trial is retried once; two failures in a row fail the search") {
+TEST_CASE("a failed trial is retried once — two failures in a row fail the search") {
   auto o = options();
   ScriptedRunner once;
   once.response = curve;
