@@ -180,7 +180,7 @@ TEST_CASE(
   CHECK(runs[2].wall_s >= runs[2].cost_s / 2 - 1e-6);
 }
 
-TEST_CASE("a budget stops starting searches; a later run without it finishes the surface") {
+TEST_CASE("a budget stops starting searches — a later run without it finishes the surface") {
   Config config = Config::load(kSimConfig);
   SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
   std::vector<Sample> tour;

@@ -92,7 +92,7 @@ TEST_CASE("peak on the simulated testbed finds a λ* inside the true peak-rate r
   fs::remove_all(dir);
 }
 
-TEST_CASE("the same seed gives identical JSON; another seed gives another search") {
+TEST_CASE("the same seed gives identical JSON — another seed gives another search") {
   fs::path dir = fresh_dir("seed");
   auto run = [&](const std::string& name, const std::string& seed) {
     return workbench({"peak", "--config", kSimConfig, "--store", (dir / name).string(), "--set",

@@ -355,7 +355,7 @@ TEST_CASE("ssh: SFTP upload, and ensure_binary uploads only when --version diffe
   CHECK(ex->connections() == 1);
 }
 
-TEST_CASE("ssh: a started process whose connection drops fails clearly; its group is killed on reconnect") {
+TEST_CASE("ssh: a started process whose connection drops fails clearly — its group is killed on reconnect") {
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   const std::string marker = wb::test::make_marker();

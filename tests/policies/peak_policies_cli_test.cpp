@@ -93,7 +93,7 @@ TEST_CASE("peak --policy model-safe --seeding starts at the nearest earlier samp
   fs::remove_all(dir);
 }
 
-TEST_CASE("peak --help explains every policy; an unknown policy or runlength is a usage error") {
+TEST_CASE("peak --help explains every policy — an unknown policy or runlength is a usage error") {
   auto h = workbench({"peak", "--help"});
   REQUIRE(h.exit_code == 0);
   for (const char* p :

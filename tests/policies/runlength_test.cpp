@@ -29,7 +29,7 @@ TestLoad measure(sim::SimulatedTestbed& tb, const Sample& s, double rate, double
 
 }  // namespace
 
-TEST_CASE("fixed runlength is runlength_s; an unknown runlength policy is an input error") {
+TEST_CASE("fixed runlength is runlength_s — an unknown runlength policy is an input error") {
   PeakConfig p;
   p.runlength_s = 77;
   CHECK(make_runlength_policy("fixed")->choose(100, {}, p, Target{}) == 77);

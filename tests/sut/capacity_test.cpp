@@ -21,7 +21,7 @@ TEST_CASE("capacity_bound: thread-bound when threads are few", "[sut][capacity][
   CHECK(b.bottleneck == Bottleneck::kThreads);
 }
 
-TEST_CASE("capacity_bound: disks bind once threads suffice; p scales the disk demand",
+TEST_CASE("capacity_bound: disks bind once threads suffice — p scales the disk demand",
           "[sut][capacity][unit]") {
   CapacityInput in;
   in.threads = 8;
@@ -60,7 +60,7 @@ TEST_CASE("capacity_bound: spin mode adds the cores term, sleep mode does not", 
   CHECK(b.bottleneck == Bottleneck::kThreads);
 }
 
-TEST_CASE("capacity_bound: metadata only never touches the disks; no demand at all is unbounded",
+TEST_CASE("capacity_bound: metadata only never touches the disks — no demand at all is unbounded",
           "[sut][capacity][unit]") {
   CapacityInput in;
   in.threads = 2;

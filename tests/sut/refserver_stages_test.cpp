@@ -69,7 +69,7 @@ double process_cpu_ms(pid_t pid) {
 }
 }  // namespace
 
-TEST_CASE("refserver stats: spin mode burns the CPU time, sleep mode does not; metadata has no disk stage",
+TEST_CASE("refserver stats: spin mode burns the CPU time, sleep mode does not — metadata has no disk stage",
           "[sut][stages]") {
   const std::string mode = GENERATE("spin", "sleep");
   TestServer server({"--threads", "1", "--disks", "1", "--cpu-ms", "25", "--cpu-dist", "deterministic",
@@ -130,7 +130,7 @@ TEST_CASE("refserver: one disk serializes disk operations, two disks overlap the
   }
 }
 
-TEST_CASE("refserver: --threads bounds the requests in service; the rest wait in the thread queue",
+TEST_CASE("refserver: --threads bounds the requests in service — the rest wait in the thread queue",
           "[sut][stages]") {
   TestServer server(det("2", "8", "0", "400"));
   RpcClient c(server.port());

@@ -21,7 +21,9 @@ namespace {
 const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
 
 // A small refserver testbed on the fixture's "remote" host.
-std::string ssh_config(const wb::test::SshdFixture& sshd, const fs::path& dir, double runlength_s, int port) {
+// budget_s caps the search's cost (0: no cap).
+std::string ssh_config(const wb::test::SshdFixture& sshd, const fs::path& dir, double runlength_s, int port,
+                       double budget_s = 0) {
   std::string text = fmt::format(R"(
 [testbed]
 name = "ssh-test"
@@ -33,13 +35,14 @@ levels = [4]
 levels = [2]
 
 [peak]
-r_sat_ms = 40
-width = 0.10
+r_sat_ms = 8
+width = 0.20
 target = "90/70"
-start_rate = 20
+start_rate = 100
 runlength_s = {runlength}
-max_trials = 10
-max_loads = 12
+max_trials = 12
+max_loads = 14
+budget_s = {budget}
 
 [[hosts]]
 name = "remote"
@@ -52,7 +55,7 @@ workdir = "{work}"
 
 [sut]
 host = "remote"
-start = "{{refserver}} --port {{port}} --bind 127.0.0.1 --threads {{threads}} --disks {{disks}} --cpu-ms 1 --cpu-mode sleep --disk-ms 25"
+start = "{{refserver}} --port {{port}} --bind 127.0.0.1 --threads {{threads}} --disks {{disks}} --cpu-ms 0.2 --cpu-mode sleep --disk-ms 5"
 port = {port}
 
 [workload]
@@ -62,9 +65,10 @@ target = "127.0.0.1:{{port}}"
 connections = 8
 warmup_s = 0.5
 )",
-                                 fmt::arg("runlength", runlength_s), fmt::arg("host", sshd.host()),
-                                 fmt::arg("sshport", sshd.port()), fmt::arg("user", sshd.user()),
-                                 fmt::arg("key", sshd.client_key()), fmt::arg("known", sshd.known_hosts()),
+                                 fmt::arg("runlength", runlength_s), fmt::arg("budget", budget_s),
+                                 fmt::arg("host", sshd.host()), fmt::arg("sshport", sshd.port()),
+                                 fmt::arg("user", sshd.user()), fmt::arg("key", sshd.client_key()),
+                                 fmt::arg("known", sshd.known_hosts()),
                                  fmt::arg("work", (dir / "work").string()), fmt::arg("port", port));
   fs::path p = dir / "ssh.toml";
   std::ofstream(p) << text;
@@ -130,11 +134,11 @@ TEST_CASE("Ctrl-C of peak over SSH stops the remote SUT and generator") {
 }
 
 TEST_CASE(
-    "a connection killed mid-trial fails that trial clearly; the search retries and keeps every trial") {
+    "a connection killed mid-trial fails that trial clearly — the search retries and keeps every trial") {
   wb::test::SshdFixture sshd;
   fs::path dir = wb::test::fresh_dir("ssh_drop");
   fs::path store = dir / "w.db";
-  std::string config = ssh_config(sshd, dir, 4, wb::test::free_port());
+  std::string config = ssh_config(sshd, dir, 4, wb::test::free_port(), 60);
   wb::test::ChildProcess child(
       {kWorkbench, "peak", "--config", config, "--store", store.string(), "--json", "--verbose"});
   wait_for_trials(store, 1);
@@ -146,8 +150,9 @@ TEST_CASE(
   INFO(err);
   auto j = nlohmann::json::parse(out);
   CHECK_THAT(err, Catch::Contains("connection lost"));
-  // Retried once on a new connection: the search went on to a result.
+  // Retried once on a new connection: the search went on (to a result or to its 60 s budget).
   CHECK(j["status"] != "failed");
+  CHECK(j["trials"].get<int>() >= 2);
   CHECK(wb::test::query(store, "SELECT count(*) FROM trials") == j["trials"].dump());
   CHECK(wb::test::query(store, "PRAGMA integrity_check") == "ok");
   std::this_thread::sleep_for(500ms);
