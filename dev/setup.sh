@@ -54,7 +54,7 @@ case "${1:-}" in
     ;;
   asan)
     install_packages
-    build build-asan -DWB_SANITIZE=ON
+    build build-asan -DWB_SANITIZE=ON -DWB_BENCH=OFF
     # The unit tests (logic, parsers, the simulator, whole searches on the simulated testbed).
     # Tests that time real servers are skewed by the sanitizers' slowdown and run in the plain build.
     cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --timeout 1800 -L unit

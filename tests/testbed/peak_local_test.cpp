@@ -23,9 +23,9 @@ const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workben
 const std::string kConfigs = std::string(WB_SOURCE_DIR) + "/configs";
 
 // refserver as configs/demo.toml starts it, as a queue network: a pool of `threads` workers;
-// each request holds its worker for 1 ms of (sleep-emulated) CPU and for its disk visit, queueing
+// each request holds its worker for 0.2 ms of (sleep-emulated) CPU and for its disk visit, queueing
 // FCFS for one of `disks` exponential disks. The db_tp mix sends every request to a disk, 4% of
-// them sequential at 0.3x the 25 ms random service time: 0.96*25 + 0.04*7.5 = 24.3 ms.
+// them sequential at 0.3x the 5 ms random service time: 0.96*5 + 0.04*1.5 = 4.86 ms.
 wb::QueueNetwork demo_network() {
   wb::QueueNetwork net;
   wb::ServiceCenter pool;
@@ -35,12 +35,12 @@ wb::QueueNetwork demo_network() {
   wb::ServiceCenter cpu;
   cpu.name = "cpu";
   cpu.discipline = wb::Discipline::kDelay;
-  cpu.demand_ms = wb::Expr::constant(1.0);
+  cpu.demand_ms = wb::Expr::constant(0.2);
   cpu.within = "threads";
   wb::ServiceCenter disk;
   disk.name = "disk";
   disk.servers = wb::Expr::parse("{disks}");
-  disk.demand_ms = wb::Expr::constant(0.96 * 25 + 0.04 * 25 * 0.3);
+  disk.demand_ms = wb::Expr::constant(0.96 * 5 + 0.04 * 5 * 0.3);
   disk.within = "threads";
   net.centers = {pool, cpu, disk};
   return net;
@@ -75,13 +75,14 @@ TEST_CASE("the demo finds a λ* within 15% of refserver's analytic peak") {
       {kWorkbench, "peak", "--config", config, "--store", store.string(), "--target", "95/90", "--json"},
       1500s);
   INFO(r.err);
+  INFO(r.out);
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
   REQUIRE(j["status"] == "found");
   wb::Sample s;
   s.set("threads", std::to_string(j["sample"]["threads"].get<int>()));
   s.set("disks", std::to_string(j["sample"]["disks"].get<int>()));
-  double expected = wb::predicted_peak(demo_network(), s, 40);
+  double expected = wb::predicted_peak(demo_network(), s, 8);
   double found = j["peak_rate"].get<double>();
   INFO("λ* measured " << found << "/s, analytic " << expected << "/s");
   CHECK(std::abs(found - expected) <= 0.15 * expected);
