@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cmath>
 #include <ostream>
 
@@ -62,8 +63,12 @@ std::int64_t run_claimed_probe(store::Store& store, const ProbeRunner& runner,
 int run_due_probes(store::Store& store, const ProbeRunner& runner, int max) {
   int ran = 0;
   while (max < 0 || ran < max) {
+    const std::int64_t now = unix_now();
+    const std::int64_t stale_before = runner.probing.lock_timeout_s > 0
+                                          ? now - static_cast<std::int64_t>(runner.probing.lock_timeout_s)
+                                          : INT64_MIN;
     std::optional<store::Store::ProbeRow> p =
-        store.claim_due_probe(runner.config.name(), runner.owner, unix_now());
+        store.claim_due_probe(runner.config.name(), runner.owner, now, stale_before);
     if (!p) break;
     run_claimed_probe(store, runner, *p);
     ++ran;

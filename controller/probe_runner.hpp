@@ -34,6 +34,7 @@ std::int64_t run_claimed_probe(store::Store& store, const ProbeRunner& runner,
                                const store::Store::ProbeRow& probe);
 
 // Claims and runs due probes one at a time until none is due or `max` ran (max < 0: no limit).
+// A probe whose lock is older than [probing] lock_timeout_s is taken over.
 // Returns how many ran. Stops early (by exception) on an interrupt.
 int run_due_probes(store::Store& store, const ProbeRunner& runner, int max);
 

@@ -25,6 +25,8 @@ ProbeConfig probe_config(const Config& config) {
   if (p.min_leaf < 1) s->fail("min_leaf", "must be >= 1");
   p.poll_s = s->number_or("poll_s", p.poll_s);
   if (!(p.poll_s > 0)) s->fail("poll_s", "must be > 0 seconds");
+  p.lock_timeout_s = s->number_or("lock_timeout_s", p.lock_timeout_s);
+  if (!(p.lock_timeout_s >= 0)) s->fail("lock_timeout_s", "must be >= 0 seconds (0: never take over)");
   s->finish();
   return p;
 }

@@ -1,4 +1,5 @@
 #pragma once
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -176,9 +177,10 @@ class Store {
   std::vector<ProbeRow> probes(const std::string& testbed, bool all);
   // Atomically moves the due planned probe that runs first (highest priority, then lowest id,
   // not_before <= now) to "running" under `owner`. Two processes calling this at once never get
-  // the same probe. nullopt when none is due.
+  // the same probe. nullopt when none is due. A probe still "running" under a lock taken before
+  // `stale_before` counts as planned again (its agent was killed); the default never reclaims.
   std::optional<ProbeRow> claim_due_probe(const std::string& testbed, const std::string& owner,
-                                          std::int64_t now);
+                                          std::int64_t now, std::int64_t stale_before = INT64_MIN);
   // Same for one probe, whether due or not; nullopt when it is not planned (running, done,
   // cancelled) — then someone else has it or it is over.
   std::optional<ProbeRow> claim_probe(std::int64_t id, const std::string& owner, std::int64_t now);

@@ -156,20 +156,20 @@ std::vector<Store::ProbeRow> Store::probes(const std::string& testbed, bool all)
 }
 
 std::optional<Store::ProbeRow> Store::claim_due_probe(const std::string& testbed, const std::string& owner,
-                                                      std::int64_t now) {
+                                                      std::int64_t now, std::int64_t stale_before) {
   // BEGIN IMMEDIATE takes the write lock before the read: a second process waits here (busy
   // timeout) and then sees the first one's claim, so the SELECT and UPDATE act as one step.
   Transaction tx(db_);
   Statement q = db_.prepare(
-      "SELECT id FROM probes WHERE testbed = ?1 AND status = 'planned' AND not_before <= ?2 "
-      "ORDER BY priority DESC, id LIMIT 1");
-  q.bind(1, testbed).bind(2, now);
+      "SELECT id, status FROM probes WHERE testbed = ?1 AND ((status = 'planned' AND not_before <= ?2) OR "
+      "(status = 'running' AND locked_at < ?3)) ORDER BY priority DESC, id LIMIT 1");
+  q.bind(1, testbed).bind(2, now).bind(3, stale_before);
   if (!q.step()) return std::nullopt;
   const std::int64_t id = q.column_int(0);
+  const std::string status = q.column_text(1);
   Statement u = db_.prepare(
-      "UPDATE probes SET status = 'running', lock_owner = ?2, locked_at = ?3 WHERE id = ?1 AND "
-      "status = 'planned'");
-  u.bind(1, id).bind(2, owner).bind(3, now).run();
+      "UPDATE probes SET status = 'running', lock_owner = ?2, locked_at = ?3 WHERE id = ?1 AND status = ?4");
+  u.bind(1, id).bind(2, owner).bind(3, now).bind(4, status).run();
   if (sqlite3_changes(db_.handle()) != 1) return std::nullopt;
   tx.commit();
   return probe(id);

@@ -107,6 +107,20 @@ TEST_CASE("only due probes are claimed, a claim is exclusive, and cancel refuses
   CHECK_THROWS_AS(a.cancel_probe(9999), InputError);
 }
 
+TEST_CASE("a probe left running by a dead agent is taken over only once its lock is stale") {
+  store::Store s(fresh_store("stale"));
+  plan(s, 1);
+  auto p = s.claim_due_probe("t", "dead", 100);
+  REQUIRE(p);
+  CHECK_FALSE(s.claim_due_probe("t", "b", 200, 100));  // locked at 100: not before 100
+  auto q = s.claim_due_probe("t", "b", 200, 101);
+  REQUIRE(q);
+  CHECK(q->id == p->id);
+  CHECK(q->lock_owner == "b");
+  CHECK(q->locked_at == 200);
+  CHECK_FALSE(s.claim_due_probe("t", "c", 200, 101));  // b's fresh lock holds
+}
+
 TEST_CASE("two processes claiming at once never get the same probe") {
   std::string path = fresh_store("fork");
   const int kProbes = 40;
