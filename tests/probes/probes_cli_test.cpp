@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -288,4 +289,33 @@ TEST_CASE("peak flags a mismatch and plans probes once per mismatch point, and p
   auto twice = workbench({"probe", "run", "--config", config.string(), "--store", store, id});
   CHECK(twice.exit_code == 1);
   CHECK(query(store, "SELECT COUNT(*) FROM probes WHERE status = 'done'")[0][0] == "1");
+}
+
+TEST_CASE("agent without --once waits for due probes and stops cleanly on Ctrl-C") {
+  fs::path dir = fresh_dir("loop");
+  fs::path config = deviating_config(dir);
+  const std::string store = (dir / "w.db").string();
+  // One probe, due only in an hour: the agent finds nothing to do and sleeps.
+  { std::ofstream(config, std::ios::app) << "\n[probing]\nwindow_start_s = 3600\npoll_s = 30\n"; }
+  auto peak =
+      workbench({"peak", "--config", config.string(), "--store", store, "--set", "disks=4,threads=100"});
+  REQUIRE(peak.exit_code == 0);
+  json probes = run_json({"probe", "list", "--config", config.string(), "--store", store, "--json"});
+  REQUIRE_FALSE(probes.empty());
+  const std::int64_t before = max_search_id(store);
+
+  wb::test::ChildProcess agent({kWorkbench, "agent", "--config", config.string(), "--store", store});
+  CHECK_FALSE(agent.wait_exit(1500ms));  // still waiting
+  const auto t0 = std::chrono::steady_clock::now();
+  agent.send_signal(SIGINT);
+  auto code = agent.wait_exit(10s);
+  REQUIRE(code);
+  CHECK(*code == 130);
+  CHECK(std::chrono::steady_clock::now() - t0 < 2s);  // not the 30 s poll
+  CHECK(max_search_id(store) == before);              // nothing was due, nothing ran
+  for (const auto& p : run_json({"probe", "list", "--config", config.string(), "--store", store, "--json"}))
+    CHECK(p["status"] == "planned");
+  // Not due yet: `probe run --due` runs nothing either.
+  json ran = run_json({"probe", "run", "--due", "--config", config.string(), "--store", store, "--json"});
+  CHECK(ran["ran"] == 0);
 }
