@@ -1,6 +1,5 @@
 // `workbench peak`: one peak search [003 Alg. 2] for one sample, every trial stored as it ends.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,7 +11,6 @@
 #include "controller/testbed.hpp"
 #include "core/error.hpp"
 #include "models/probe_plan.hpp"
-#include "policies/runlength.hpp"
 #include "policies/search.hpp"
 #include "store/store.hpp"
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
