@@ -13,20 +13,51 @@ namespace wb {
 CodingScale parse_coding_scale(std::string_view text) {
   if (text == "linear") return CodingScale::kLinear;
   if (text == "log") return CodingScale::kLog;
-  throw InputError(fmt::format("coding scale '{}': expected linear or log", text));
+  if (text == "inverse") return CodingScale::kInverse;
+  throw InputError(fmt::format("coding scale '{}': expected linear, log or inverse", text));
 }
 
-const char* to_string(CodingScale scale) { return scale == CodingScale::kLog ? "log" : "linear"; }
+const char* to_string(CodingScale scale) {
+  switch (scale) {
+    case CodingScale::kLinear: return "linear";
+    case CodingScale::kLog: return "log";
+    case CodingScale::kInverse: return "inverse";
+  }
+  return "?";
+}
+
+namespace {
+
+// x on the coding scale; InputError for x <= 0 on the log and inverse scales.
+double to_scale(CodingScale scale, double x) {
+  if (scale == CodingScale::kLinear) return x;
+  if (!(x > 0)) {
+    throw InputError(fmt::format("{} coding: value {} is not positive", to_string(scale), x));
+  }
+  return scale == CodingScale::kLog ? std::log(x) : 1.0 / x;
+}
+
+double from_scale(CodingScale scale, double v) {
+  switch (scale) {
+    case CodingScale::kLinear: return v;
+    case CodingScale::kLog: return std::exp(v);
+    case CodingScale::kInverse: return 1.0 / v;
+  }
+  return v;
+}
+
+}  // namespace
 
 Coding::Coding(double min, double max, CodingScale scale) : min_(min), max_(max), scale_(scale) {
   if (!(min < max)) {
     throw InputError(fmt::format("coding range [{}, {}]: min must be below max", min, max));
   }
-  if (scale == CodingScale::kLog && !(min > 0)) {
-    throw InputError(fmt::format("log coding of [{}, {}]: levels must be positive", min, max));
+  if (scale != CodingScale::kLinear && !(min > 0)) {
+    throw InputError(
+        fmt::format("{} coding of [{}, {}]: levels must be positive", to_string(scale), min, max));
   }
-  lo_ = scale == CodingScale::kLog ? std::log(min) : min;
-  hi_ = scale == CodingScale::kLog ? std::log(max) : max;
+  lo_ = to_scale(scale, min);
+  hi_ = to_scale(scale, max);
 }
 
 Coding Coding::from_levels(const std::vector<double>& levels, CodingScale scale) {
@@ -38,20 +69,10 @@ Coding Coding::from_levels(const std::vector<double>& levels, CodingScale scale)
   return Coding(*lo, *hi, scale);
 }
 
-double Coding::code(double x) const {
-  double v = x;
-  if (scale_ == CodingScale::kLog) {
-    if (!(x > 0)) throw InputError(fmt::format("log coding: value {} is not positive", x));
-    v = std::log(x);
-  }
-  return (2.0 * v - (hi_ + lo_)) / (hi_ - lo_);
-}
+// For kInverse lo_ > hi_, so the same formula still maps min to -1 and max to +1.
+double Coding::code(double x) const { return (2.0 * to_scale(scale_, x) - (hi_ + lo_)) / (hi_ - lo_); }
 
-double Coding::uncode(double c) const {
-  double v = (c * (hi_ - lo_) + (hi_ + lo_)) / 2.0;
-  if (scale_ == CodingScale::kLog) return std::exp(v);
-  return v;
-}
+double Coding::uncode(double c) const { return from_scale(scale_, (c * (hi_ - lo_) + (hi_ + lo_)) / 2.0); }
 
 namespace {
 

@@ -3,7 +3,10 @@
 // that the terms of a quadratic model have comparable scale and the intercept means "the centre
 // of the region". Geometric levels (threads 1, 2, 4, ... 64) can be coded on a log scale first,
 // which spaces them evenly and lets a quadratic in log(threads) bend where a quadratic in threads
-// cannot.
+// cannot. Server counts can be coded on 1/x ("inverse"): by the operational laws the bound a pool
+// of m servers puts on throughput is m / D, so 1/λ* is linear in 1/m where that pool limits it —
+// with a reciprocal response (rsm/response.hpp) a low-order polynomial in 1/disks and 1/threads
+// follows a surface that saturates, where one in disks and log(threads) cannot.
 //
 // Value types; no shared state; safe to use from any thread.
 #include <string_view>
@@ -14,25 +17,26 @@
 namespace wb {
 
 enum class CodingScale {
-  kLinear,  // c = (2x - (max + min)) / (max - min)
-  kLog,     // the same on log(x); every level must be > 0
+  kLinear,   // c = (2x - (max + min)) / (max - min)
+  kLog,      // the same on log(x); every level must be > 0
+  kInverse,  // the same on 1/x, oriented so that min still maps to -1; every level must be > 0
 };
 
-// "linear" | "log"; InputError otherwise. to_string gives the same names back.
+// "linear" | "log" | "inverse"; InputError otherwise. to_string gives the same names back.
 CodingScale parse_coding_scale(std::string_view text);
 const char* to_string(CodingScale scale);
 
 // The coding of one numeric factor: min maps to -1, max to +1, monotone in between.
 class Coding {
  public:
-  // Coding over [min, max]. InputError if min >= max, or if scale is kLog and min <= 0.
+  // Coding over [min, max]. InputError if min >= max, or if scale is kLog or kInverse and min <= 0.
   Coding(double min, double max, CodingScale scale = CodingScale::kLinear);
 
   // Coding over the range of the declared levels. InputError if fewer than two distinct levels.
   static Coding from_levels(const std::vector<double>& levels, CodingScale scale = CodingScale::kLinear);
 
   // Natural value -> coded value. Values outside [min, max] code outside [-1, 1]
-  // (extrapolation is the caller's decision). For kLog, x <= 0 is an InputError.
+  // (extrapolation is the caller's decision). For kLog and kInverse, x <= 0 is an InputError.
   double code(double x) const;
   // Coded value -> natural value; exact inverse of code() up to rounding.
   double uncode(double c) const;
@@ -45,7 +49,7 @@ class Coding {
   double min_;
   double max_;
   CodingScale scale_;
-  double lo_;  // min and max on the coding scale (log(min), log(max) for kLog)
+  double lo_;  // min and max on the coding scale (log(min), log(max) for kLog; 1/min, 1/max for kInverse)
   double hi_;
 };
 

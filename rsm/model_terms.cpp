@@ -1,5 +1,6 @@
 #include "rsm/model_terms.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,7 +13,8 @@ ModelKind parse_model_kind(std::string_view text) {
   if (text == "linear") return ModelKind::kFirstOrder;
   if (text == "interactions") return ModelKind::kInteractions;
   if (text == "quadratic") return ModelKind::kQuadratic;
-  throw InputError(fmt::format("model '{}': expected linear, interactions or quadratic", text));
+  if (text == "cubic") return ModelKind::kCubic;
+  throw InputError(fmt::format("model '{}': expected linear, interactions, quadratic or cubic", text));
 }
 
 const char* to_string(ModelKind kind) {
@@ -20,6 +22,7 @@ const char* to_string(ModelKind kind) {
     case ModelKind::kFirstOrder: return "linear";
     case ModelKind::kInteractions: return "interactions";
     case ModelKind::kQuadratic: return "quadratic";
+    case ModelKind::kCubic: return "cubic";
   }
   return "?";
 }
@@ -56,6 +59,36 @@ std::vector<Term> model_terms(ModelKind kind, const std::vector<std::string>& fa
     Term t{factor_names[i] + "^2", std::vector<int>(n, 0)};
     t.powers[i] = 2;
     terms.push_back(std::move(t));
+  }
+  if (kind == ModelKind::kQuadratic) return terms;
+  for (std::size_t i = 0; i < n; ++i) {
+    Term t{factor_names[i] + "^3", std::vector<int>(n, 0)};
+    t.powers[i] = 3;
+    terms.push_back(std::move(t));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      // Named in factor order: disks^2*threads, disks*threads^2.
+      const std::size_t a = std::min(i, j);
+      const std::size_t b = std::max(i, j);
+      Term t{factor_names[a] + (a == i ? "^2" : "") + "*" + factor_names[b] + (b == i ? "^2" : ""),
+             std::vector<int>(n, 0)};
+      t.powers[i] = 2;
+      t.powers[j] = 1;
+      terms.push_back(std::move(t));
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i + 1; j < n; ++j) {
+      for (std::size_t k = j + 1; k < n; ++k) {
+        Term t{factor_names[i] + "*" + factor_names[j] + "*" + factor_names[k], std::vector<int>(n, 0)};
+        t.powers[i] = 1;
+        t.powers[j] = 1;
+        t.powers[k] = 1;
+        terms.push_back(std::move(t));
+      }
+    }
   }
   return terms;
 }

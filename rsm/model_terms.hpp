@@ -18,23 +18,26 @@ enum class ModelKind {
   kFirstOrder,    // 1, F_i
   kInteractions,  // 1, F_i, F_i*F_j (i < j)
   kQuadratic,     // 1, F_i, F_i*F_j (i < j), F_i^2
+  kCubic,         // the quadratic terms, then F_i^3, F_i^2*F_j (i != j), F_i*F_j*F_k (i < j < k)
 };
 
-// "linear" | "interactions" | "quadratic"; InputError otherwise. to_string gives them back.
+// "linear" | "interactions" | "quadratic" | "cubic"; InputError otherwise. to_string gives them back.
 ModelKind parse_model_kind(std::string_view text);
 const char* to_string(ModelKind kind);
 
 // One monomial: prod_j x_j^powers[j]. powers.size() is the number of factors.
 struct Term {
-  std::string name;         // "1", "disks", "disks*threads", "disks^2"
+  std::string name;         // "1", "disks", "disks*threads", "disks^2", "disks^2*threads"
   std::vector<int> powers;  // all zero for the intercept
 
   bool operator==(const Term&) const = default;
 };
 
 // The terms of `kind` over the named factors, in the order intercept, linear terms (factor
-// order), interactions (i<j, lexicographic), squares (factor order). For n factors that is
-// 1 + n, 1 + n + n(n-1)/2 and 1 + 2n + n(n-1)/2 terms. InputError if names is empty, a name is
+// order), interactions (i<j, lexicographic), squares (factor order), and for kCubic: cubes
+// (factor order), F_i^2*F_j (i != j, lexicographic in (i, j)), F_i*F_j*F_k (i<j<k, lexicographic).
+// For n factors that is 1 + n, 1 + n + n(n-1)/2, 1 + 2n + n(n-1)/2 and (n+1)(n+2)(n+3)/6 terms
+// (10 for two factors; a cube needs at least 4 levels of its factor). InputError if names is empty, a name is
 // empty or repeated.
 std::vector<Term> model_terms(ModelKind kind, const std::vector<std::string>& factor_names);
 
