@@ -97,7 +97,7 @@ TEST_CASE("a radius keeps probes to the levels near the mismatch point") {
   CHECK(edge[1].sample.value("threads") == "32");
 }
 
-TEST_CASE("[probing] is read with defaults, and bad keys name file, line and key") {
+TEST_CASE("the probing section is read with defaults, and bad keys name file, line and key") {
   ProbeConfig d = probe_config(Config::load(write_config("none", "").string()));
   CHECK(d.tolerance == 0.15);
   CHECK(d.window_start_s == 0);
