@@ -63,6 +63,7 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   validate(o);
   Config config = Config::load(common.config);
   Sample sample = config.sample(o.set);
+  ProbeConfig probing = probe_config(config);
   if (!config.model()) {
     throw InputError(
         fmt::format("{}: no [model] section; whatif answers from the expectation model", config.file()));
@@ -113,7 +114,7 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   // Z-CART corrects the expectation's λ* where measurements disagreed with it [000 §3.3.1].
   if (o.metric == "peak" && a.value && *a.value > 0) {
     // The tree the probe agent refined and stored; else one fitted now from the stored searches.
-    std::optional<ZCart> tree = load_zcart(store, config);
+    std::optional<ZCart> tree = current_zcart(store, config, probing, measured);
     ZCartAnswer z = tree ? zcart_predict(*tree, config, sample, *a.value)
                          : zcart_answer(config, measured, sample, *a.value);
     Answer b;

@@ -88,3 +88,25 @@ ZCart refit_zcart(store::Store& store, const Config& config, const ZCartOptions&
 }
 
 }  // namespace wb
+
+namespace wb {
+
+ZCartOptions persisted_zcart_options(const ProbeConfig& probing) {
+  ZCartOptions options;
+  options.tolerance = probing.tolerance;
+  options.min_leaf = probing.min_leaf;
+  return options;
+}
+
+std::optional<ZCart> current_zcart(store::Store& store, const Config& config, const ProbeConfig& probing,
+                                   const std::vector<MeasuredVsExpected>& rows) {
+  std::optional<ZCart> tree = load_zcart(store, config);
+  if (!tree) return std::nullopt;
+  std::vector<Observation> obs = zcart_observations(config, rows);
+  if (tree->observation_count() == obs.size()) return tree;
+  ZCart fresh(zcart_schema(config), persisted_zcart_options(probing));
+  fresh.fit(obs);
+  return fresh;
+}
+
+}  // namespace wb

@@ -12,6 +12,7 @@
 
 #include "controller/expectation_record.hpp"
 #include "core/config.hpp"
+#include "models/probe_plan.hpp"
 #include "models/zcart.hpp"
 #include "store/store.hpp"
 
@@ -47,5 +48,12 @@ ZCartAnswer zcart_predict(const ZCart& tree, const Config& config, const Sample&
 std::optional<ZCart> load_zcart(store::Store& store, const Config& config);
 // Fits a tree to every stored observation of the testbed and stores it.
 ZCart refit_zcart(store::Store& store, const Config& config, const ZCartOptions& options);
+// The options of the persisted tree: [probing] tolerance and min_leaf.
+ZCartOptions persisted_zcart_options(const ProbeConfig& probing);
+// The persisted tree when it holds every stored observation; when searches were stored after it
+// (a later peak or map-surface), the same kind of tree fitted now to all of them, not stored.
+// nullopt when no tree was ever stored.
+std::optional<ZCart> current_zcart(store::Store& store, const Config& config, const ProbeConfig& probing,
+                                   const std::vector<MeasuredVsExpected>& rows);
 
 }  // namespace wb

@@ -20,10 +20,7 @@ std::string probe_lock_owner() {
 
 std::vector<std::int64_t> refine_models(store::Store& store, const Config& config, const ProbeConfig& probing,
                                         std::ostream& log) {
-  ZCartOptions options;
-  options.tolerance = probing.tolerance;
-  options.min_leaf = probing.min_leaf;
-  ZCart tree = refit_zcart(store, config, options);
+  ZCart tree = refit_zcart(store, config, persisted_zcart_options(probing));
   std::vector<std::int64_t> closed;
   for (const auto& m : store.mismatches(config.name(), true)) {
     if (!encode_sample(config, m.sample)) continue;

@@ -209,6 +209,21 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
     ++checked;
   }
   CHECK(checked >= 1);
+
+  // A search stored after the agent's tree still counts: whatif refits rather than answer from a
+  // tree that does not know it. disks=4,threads=8 falls in the same leaf as threads=100.
+  auto zcart_n = [&](const std::string& set) {
+    json w = run_json({"whatif", "--config", config.string(), "--store", store, "--set", set, "--json"});
+    for (const auto& a : w["answers"])
+      if (a["source"] == "zcart") return a["fidelity_n"].get<int>();
+    FAIL("no zcart answer");
+    return -1;
+  };
+  const int n_before = zcart_n("disks=4,threads=100");
+  auto peak =
+      workbench({"peak", "--config", config.string(), "--store", store, "--set", "disks=4,threads=8"});
+  REQUIRE(peak.exit_code == 0);
+  CHECK(zcart_n("disks=4,threads=100") == n_before + 1);
 }
 
 TEST_CASE("two agents started at once never run the same probe, and a cancelled probe does not run") {
