@@ -121,16 +121,21 @@ int run_cancel(const CommonOptions& common, const ProbeOptions& o) {
     if (!p || p->testbed != config.name())
       throw InputError(fmt::format("no probe {} of testbed {} in store {}", id, config.name(), store.path()));
   }
-  bool all = true;
+  nlohmann::json cancelled = nlohmann::json::array();
+  nlohmann::json refused = nlohmann::json::array();
   for (std::int64_t id : o.ids) {
     if (store.cancel_probe(id)) {
-      std::cout << fmt::format("probe {} cancelled\n", id);
+      cancelled.push_back(id);
+      if (!common.json) std::cout << fmt::format("probe {} cancelled\n", id);
     } else {
-      std::cout << fmt::format("probe {} is {}: nothing to cancel\n", id, store.probe(id)->status);
-      all = false;
+      refused.push_back({{"probe_id", id}, {"status", store.probe(id)->status}});
+      if (!common.json)
+        std::cout << fmt::format("probe {} is {}: nothing to cancel\n", id, store.probe(id)->status);
     }
   }
-  return to_int(all ? ExitStatus::kOk : ExitStatus::kNegative);
+  if (common.json)
+    std::cout << nlohmann::json{{"cancelled", cancelled}, {"not_cancelled", refused}}.dump() << "\n";
+  return to_int(refused.empty() ? ExitStatus::kOk : ExitStatus::kNegative);
 }
 
 }  // namespace

@@ -235,8 +235,9 @@ TEST_CASE("two agents started at once never run the same probe, and a cancelled 
   REQUIRE(probes.size() >= 3);
 
   const std::string cancelled = std::to_string(probes.back()["probe_id"].get<std::int64_t>());
-  auto c = workbench({"probe", "cancel", "--config", config.string(), "--store", store, cancelled});
-  CHECK(c.exit_code == 0);
+  json c = run_json({"probe", "cancel", "--config", config.string(), "--store", store, cancelled, "--json"});
+  CHECK(c["cancelled"] == json::array({std::stoll(cancelled)}));
+  CHECK(c["not_cancelled"].empty());
 
   const std::int64_t before = max_search_id(store);
   std::vector<std::string> args{kWorkbench, "agent", "--config", config.string(), "--store", store, "--once"};
