@@ -1,6 +1,7 @@
 // `workbench map-surface`: [003 Alg. 1] with a D-optimal response surface [003 §4, §5.3.2].
 // Chooses the samples, orders them by a nearest-neighbour tour, runs a peak search on each (on K
-// testbed slots at once), stores everything as it happens, fits the quadratic surface and reports
+// testbed slots at once), stores everything as it happens, fits the surface (quadratic by default;
+// --model, --response and --coding choose another) and reports
 // measured and predicted λ*. Running the same command again continues an unfinished surface.
 #include <fmt/format.h>
 
@@ -33,6 +34,9 @@ struct MapSurfaceOptions {
   double budget_h = 0;
   std::uint64_t seed = 0;
   bool seed_given = false;
+  std::string model = "quadratic";
+  std::string response = "identity";
+  std::string coding = "auto";
   bool verbose = false;
 };
 
@@ -63,6 +67,17 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
   Sample base = config.sample(o.set);
   std::uint64_t seed = o.seed_given ? o.seed : default_seed(config);
   SurfacePlanOptions po{split_names(o.factors), o.design, o.points, seed};
+  try {
+    po.model = parse_model_kind(o.model);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--model: {}", e.what()));
+  }
+  try {
+    po.response = parse_response_scale(o.response);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--response: {}", e.what()));
+  }
+  po.coding = o.coding;
   SurfacePlan plan = plan_surface(config, base, po);
   SearchOptions search{config.peak(), o.target.empty() ? config.peak().target : Target::parse(o.target)};
   std::string policy = o.policy.empty() ? config.peak().policy : o.policy;
@@ -90,6 +105,7 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
                         {"seed", seed},
                         {"target", {search.target.confidence, search.target.accuracy}},
                         {"peak", options}};
+  surface_model_params(plan, params);
 
   const std::string store_path = common.store.empty() ? config.store_path() : common.store;
   std::int64_t surface_id = 0;
@@ -158,10 +174,15 @@ Command map_surface_command() {
   return Command{
       "map-surface",
       "Map how the peak rate λ* changes across factors (Algorithm 1 of the workbench paper): measure a "
-      "D-optimal subset of the factor grid (or all of it) with one peak search each, fit a quadratic "
-      "response "
-      "surface and report measured and predicted λ*. Everything is stored as it happens; running the same "
-      "command again continues an interrupted surface. Exit 0 when done and fitted, 1 otherwise.",
+      "D-optimal subset of the factor grid (or all of it) with one peak search each, fit a response "
+      "surface (quadratic by default) and report measured and predicted λ*. Everything is stored as it "
+      "happens; running the same command again continues an interrupted surface. Exit 0 when done and "
+      "fitted, 1 otherwise.\n\nWhen λ* saturates (a plateau where a resource such as the disks limits "
+      "it, flat in one factor at low levels of another), a quadratic cannot follow it. For such "
+      "throughput-bound surfaces use --response reciprocal --coding inverse: 1/λ* is then fitted as a "
+      "polynomial in 1/disks and 1/threads, which the operational laws make nearly linear where one "
+      "pool of servers limits the rate. --model cubic adds the third-order terms when the LOO MAPE "
+      "stays high and there are enough points (10 terms for two factors).",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<MapSurfaceOptions>();
         add_common_options(app, common);
@@ -181,6 +202,16 @@ Command map_surface_command() {
         app.add_option("--seed", o->seed,
                        "random seed of the design and the simulated testbed (default: [sim] seed)")
             ->each([o](const std::string&) { o->seed_given = true; });
+        app.add_option("--model,-m", o->model,
+                       "terms of the surface: linear, interactions, quadratic (default) or cubic; the "
+                       "D-optimal design is chosen for these terms");
+        app.add_option("--response,-r", o->response,
+                       "scale the surface is fitted on: identity (default), log (multiplicative effects) "
+                       "or reciprocal (1/λ*: throughput-bound systems whose λ* levels off; use with "
+                       "--coding inverse); predictions are reported in requests/s");
+        app.add_option("--coding", o->coding,
+                       "scale of every factor before coding to [-1, 1]: auto (default: log when levels "
+                       "span 10x, else linear), linear, log or inverse (1/x, for server and thread counts)");
         app.add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
         return [&common, o] { return run_map_surface(common, *o); };
       }};

@@ -35,10 +35,23 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
       throw InputError(fmt::format("--factors: factor '{}' has fewer than two levels", name));
     }
     plan.factors.push_back(name);
-    plan.codings.push_back(coding_for_levels(f->numeric_levels));
+    if (o.coding == "auto") {
+      plan.codings.push_back(coding_for_levels(f->numeric_levels));
+    } else {
+      CodingScale scale = CodingScale::kLinear;
+      try {
+        scale = parse_coding_scale(o.coding);
+        plan.codings.push_back(Coding::from_levels(f->numeric_levels, scale));
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("--coding: {} (factor '{}')", e.what(), name));
+      }
+    }
     levels.push_back(f->numeric_levels);
   }
-  plan.terms = model_terms(ModelKind::kQuadratic, plan.factors);
+  plan.model = o.model;
+  plan.response = o.response;
+  plan.coding = o.coding;
+  plan.terms = model_terms(o.model, plan.factors);
   plan.candidates = full_factorial(levels);
   plan.coded = code_points(plan.candidates, plan.codings);
   for (Eigen::Index r = 0; r < plan.candidates.rows(); ++r) {
@@ -61,9 +74,9 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
     int n = o.points > 0 ? o.points : std::min(k + 2, n_candidates);
     if (n < k || n > n_candidates) {
       throw InputError(
-          fmt::format("--points: {} points cannot fit a quadratic surface over {} ({} terms) from {} "
+          fmt::format("--points: {} points cannot fit a {} surface over {} ({} terms) from {} "
                       "candidates; give {}..{}",
-                      n, fmt::join(plan.factors, ","), k, n_candidates, k, n_candidates));
+                      n, to_string(o.model), fmt::join(plan.factors, ","), k, n_candidates, k, n_candidates));
     }
     // [003 §5.3.2] "the best of 6, 8 and 10 samples out of a total of 32": Fedorov exchange with
     // many random starts (the candidate sets here are small).
@@ -74,6 +87,12 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
   plan.figures = evaluate_design(plan.coded, plan.terms, design);
   plan.tour = nearest_neighbour_tour(plan.coded, design);
   return plan;
+}
+
+void surface_model_params(const SurfacePlan& plan, nlohmann::json& params) {
+  if (plan.model != ModelKind::kQuadratic) params["model"] = to_string(plan.model);
+  if (plan.response != ResponseScale::kIdentity) params["response"] = to_string(plan.response);
+  if (plan.coding != "auto") params["coding"] = plan.coding;
 }
 
 std::vector<Eigen::Index> nearest_neighbour_tour(const Eigen::MatrixXd& coded,

@@ -3,9 +3,12 @@
 //
 // The candidates are the full factorial of the chosen numeric factors' declared levels (4 disks x 8
 // threads = the 32 samples of §5.3.2); the other factors stay at the base sample's levels. The
-// design is either every candidate ("full") or a D-optimal subset for a quadratic model ("dopt",
-// Fedorov exchange over coded factors). The design points are then ordered by a nearest-neighbour
-// tour so that seeding each search from its nearest measured neighbour [003 §3.7] helps.
+// design is either every candidate ("full") or a D-optimal subset for the model ("dopt", Fedorov
+// exchange over coded factors). The model is quadratic on the identity response by default; a
+// cubic model, a log or reciprocal response (rsm/response.hpp) and the factors' coding scale are
+// options (the D-optimal design depends on the terms and the coding, not on the response scale). The design
+// points are then ordered by a nearest-neighbour tour so that seeding each search from its nearest measured
+// neighbour [003 §3.7] helps.
 //
 // Pure computation on the config; safe from any thread.
 #include <cstdint>
@@ -13,11 +16,13 @@
 #include <vector>
 
 #include <Eigen/Dense>
+#include <nlohmann/json.hpp>
 
 #include "core/config.hpp"
 #include "rsm/coding.hpp"
 #include "rsm/design.hpp"
 #include "rsm/model_terms.hpp"
+#include "rsm/response.hpp"
 
 namespace wb {
 
@@ -26,12 +31,18 @@ struct SurfacePlanOptions {
   std::string design = "dopt";       // "full" | "dopt"
   int points = 0;                    // dopt: N; 0 = the number of model terms + 2
   std::uint64_t seed = 1;            // of the exchange algorithm's random starts
+  ModelKind model = ModelKind::kQuadratic;
+  ResponseScale response = ResponseScale::kIdentity;
+  std::string coding = "auto";  // "auto" (coding_for_levels) | "linear" | "log" | "inverse", every factor
 };
 
 struct SurfacePlan {
   std::vector<std::string> factors;
-  std::vector<Coding> codings;     // per factor; see coding_for_levels()
-  std::vector<Term> terms;         // quadratic model over the coded factors
+  std::vector<Coding> codings;  // per factor; see coding_for_levels()
+  std::vector<Term> terms;      // the model's terms over the coded factors
+  ModelKind model = ModelKind::kQuadratic;
+  ResponseScale response = ResponseScale::kIdentity;
+  std::string coding = "auto";     // as given in the options
   Eigen::MatrixXd candidates;      // natural units, one row per candidate sample
   Eigen::MatrixXd coded;           // the same, coded
   std::vector<Sample> samples;     // candidate samples (base sample + the row's levels)
@@ -46,8 +57,15 @@ struct SurfacePlan {
 Coding coding_for_levels(const std::vector<double>& levels);
 
 // Builds the plan. InputError naming the option for an unknown, categorical or repeated factor,
-// an unknown design kind, or N outside [terms, candidates].
+// an unknown design kind or coding, a coding the levels do not allow (log or inverse with a level
+// <= 0), or N outside [terms, candidates].
 SurfacePlan plan_surface(const Config& config, const Sample& base, const SurfacePlanOptions& options);
+
+// Adds the plan's model options to a surface's params key (the JSON that identifies a surface for
+// resume): "model", "response" and "coding", each only when it differs from the default
+// (quadratic, identity, auto), so the params of a default surface are the same as before these
+// options existed and an older unfinished surface still resumes.
+void surface_model_params(const SurfacePlan& plan, nlohmann::json& params);
 
 // Greedy nearest-neighbour tour of `rows` of `coded` (Euclidean distance of coded factors): starts
 // at the row nearest the all-low corner, then always moves to the nearest unvisited row (ties to

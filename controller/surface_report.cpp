@@ -44,7 +44,7 @@ void fit_report_surface(SurfaceReport& r) {
     points.row(static_cast<Eigen::Index>(i)) = r.plan->candidates.row(rows[i]);
   Eigen::VectorXd yv = Eigen::Map<Eigen::VectorXd>(y.data(), static_cast<Eigen::Index>(y.size()));
   try {
-    r.surface.emplace(r.plan->factors, r.plan->codings, ModelKind::kQuadratic, points, yv);
+    r.surface.emplace(r.plan->factors, r.plan->codings, r.plan->model, points, yv, r.plan->response);
   } catch (const InputError& e) {
     r.surface.reset();
     r.fit_error = fmt::format("no fit from {} measured samples: {}", rows.size(), e.what());
@@ -71,6 +71,8 @@ nlohmann::json surface_json(const SurfaceReport& r) {
                  {"D", plan.figures.d},
                  {"d_efficiency", plan.figures.d_efficiency_bound},
                  {"g_efficiency", plan.figures.g_efficiency},
+                 {"model", to_string(plan.model)},
+                 {"response", to_string(plan.response)},
                  {"coding", coding}};
   std::optional<Eigen::VectorXd> predicted;
   if (r.surface) predicted = r.surface->predict_values(plan.candidates);
@@ -92,10 +94,10 @@ nlohmann::json surface_json(const SurfaceReport& r) {
   if (r.surface) {
     const Fit& f = r.surface->fit();
     std::vector<double> coefs(f.coefficients.data(), f.coefficients.data() + f.coefficients.size());
-    j["fit"] = {{"terms", term_names(f.terms)},
-                {"coefficients", coefs},
-                {"r2", number_or_null(f.r2)},
-                {"mape_loo", number_or_null(r.surface->loo_mape())}};
+    // coefficients are on the response scale (of 1/λ* for "reciprocal"); r2 is in natural units.
+    j["fit"] = {{"model", to_string(r.surface->kind())}, {"response", to_string(r.surface->response())},
+                {"terms", term_names(f.terms)},          {"coefficients", coefs},
+                {"r2", number_or_null(r.surface->r2())}, {"mape_loo", number_or_null(r.surface->loo_mape())}};
   } else {
     j["fit"] = nullptr;
     j["fit_error"] = r.fit_error;
@@ -149,16 +151,21 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
   out << "\n";
   if (r.surface) {
     const Fit& f = r.surface->fit();
+    const char* on = r.surface->response() == ResponseScale::kLog          ? "ln λ*"
+                     : r.surface->response() == ResponseScale::kReciprocal ? "1/λ*"
+                                                                           : "λ*";
+    fmt::print(out, "model: {} in the coded factors, fitted to {} ({} response)\n",
+               to_string(r.surface->kind()), on, to_string(r.surface->response()));
     out << "coefficients (coded factors:";
     for (std::size_t i = 0; i < plan.factors.size(); ++i) {
       fmt::print(out, " {} {}", plan.factors[i], to_string(plan.codings[i].scale()));
     }
     out << ")\n";
     for (std::size_t t = 0; t < f.terms.size(); ++t) {
-      fmt::print(out, "  {:<20} {:>12.3f}\n", f.terms[t].name, f.coefficients(static_cast<Eigen::Index>(t)));
+      fmt::print(out, "  {:<20} {:>12.6g}\n", f.terms[t].name, f.coefficients(static_cast<Eigen::Index>(t)));
     }
     auto loo = r.surface->loo_mape();
-    fmt::print(out, "r² = {:.4f}, LOO MAPE = {}\n", f.r2,
+    fmt::print(out, "r² = {:.4f}, LOO MAPE = {}\n", r.surface->r2(),
                loo ? fmt::format("{:.2f}%", *loo) : std::string("n/a (saturated design)"));
   } else {
     fmt::print(out, "{}\n", r.fit_error);

@@ -29,13 +29,14 @@ struct SurfaceReport {
   std::string fit_error;           // why there is no surface
 };
 
-// Fits the quadratic surface to the found peak rates of `run` (in tour order). Fills surface, or
-// fit_error when the measured points cannot determine the model.
+// Fits the plan's surface (model, response scale, coding) to the found peak rates of `run` (in tour order).
+// Fills surface, or fit_error when the measured points cannot determine the model.
 void fit_report_surface(SurfaceReport& report);
 
 // `workbench map-surface --json`: {surface_id, factors, status, design:{kind, points, D,
-// d_efficiency, g_efficiency, coding}, samples:[{sample, measured, peak_rate, predicted,
-// search_id}], fit:{terms, coefficients, r2, mape_loo} (null without a fit), trials, cost_s, wall_s,
+// d_efficiency, g_efficiency, model, response, coding}, samples:[{sample, measured, peak_rate,
+// predicted, search_id}], fit:{model, response, terms, coefficients (on the response scale), r2 (in
+// λ*), mape_loo} (null without a fit), trials, cost_s, wall_s,
 // this_run:{elapsed_s, trials_run, trials_replayed}}. samples lists every candidate.
 nlohmann::json surface_json(const SurfaceReport& r);
 
