@@ -116,13 +116,14 @@ struct Scored {
 
 Scored score(const SurfacePlan& plan, const std::vector<Eigen::Index>& tour, const std::vector<double>& peaks,
              const Eigen::VectorXd& truth) {
+  // The plan's own model: terms, response scale and coding.
   Eigen::MatrixXd pts(static_cast<Eigen::Index>(tour.size()), plan.candidates.cols());
   Eigen::VectorXd y(static_cast<Eigen::Index>(tour.size()));
   for (std::size_t i = 0; i < tour.size(); ++i) {
     pts.row(static_cast<Eigen::Index>(i)) = plan.candidates.row(tour[i]);
     y(static_cast<Eigen::Index>(i)) = peaks[i];
   }
-  Surface s(plan.factors, plan.codings, ModelKind::kQuadratic, pts, y);
+  Surface s(plan.factors, plan.codings, plan.model, pts, y, plan.response);
   return {s.loo_mape(), mape(truth, s.predict_values(plan.candidates)), static_cast<int>(tour.size())};
 }
 
@@ -134,6 +135,23 @@ std::vector<double> found_peaks(const SurfaceRun& run) {
   }
   return p;
 }
+
+// A model option of map-surface (--model, --response, --coding).
+struct Choice {
+  std::string label;
+  ModelKind model = ModelKind::kQuadratic;
+  ResponseScale response = ResponseScale::kIdentity;
+  std::string coding = "auto";
+
+  SurfacePlanOptions options(const std::vector<std::string>& factors, const std::string& design,
+                             int n) const {
+    SurfacePlanOptions o{factors, design, n, 1};
+    o.model = model;
+    o.response = response;
+    o.coding = coding;
+    return o;
+  }
+};
 
 std::string loo_text(std::optional<double> loo) {
   return loo ? fmt::format("{:.1f}%", *loo) : std::string("n/a");
@@ -165,59 +183,87 @@ int main(int argc, char** argv) {
 
     auto t0 = Clock::now();
     Eigen::VectorXd truth = true_peaks(config, full, cache);
+    fmt::print("config {}: {} samples (disks x threads); truths in {:.0f} s\n", config_path,
+               full.candidates.rows(), seconds_since(t0));
+
+    // The model options compared: the classic quadratic of [003 §4] (threads log-coded), and the
+    // throughput-bound surface — 1/λ* as a polynomial in 1/disks and 1/threads.
+    const std::vector<Choice> choices{
+        {"quadratic", ModelKind::kQuadratic, ResponseScale::kIdentity, "auto"},
+        {"recip-quad", ModelKind::kQuadratic, ResponseScale::kReciprocal, "inverse"},
+        {"recip-cubic", ModelKind::kCubic, ResponseScale::kReciprocal, "inverse"},
+    };
     fmt::print(
-        "config {}: {} samples (disks x threads), quadratic surface, threads log-coded; truths in {:.0f} "
-        "s\n\n",
-        config_path, full.candidates.rows(), seconds_since(t0));
+        "models: quadratic = quadratic in disks, log(threads) [003 §4]; recip-quad / recip-cubic = "
+        "1/λ* as a\nquadratic / cubic in 1/disks, 1/threads (--response reciprocal --coding inverse "
+        "[--model cubic])\n\n");
 
     // 1. Table 4.
     fmt::print(
         "1. MAPE over all 32 samples vs the true λ* [003 Table 4: DB_TP 14/14/15%, Web 9/9/9%, Mail "
         "3.3/2.8/2.7%]\n");
-    fmt::print("{:>8} {:>10} {:>10} {:>12} {:>10}\n", "points", "MAPE-all", "LOO MAPE", "cost (h)", "trials");
-    std::map<int, SurfaceRun> dopt_runs;
+    fmt::print("{:>12} {:>8} {:>10} {:>10} {:>12} {:>10}\n", "model", "points", "MAPE-all", "LOO MAPE",
+               "cost (h)", "trials");
+    std::map<int, SurfaceRun> dopt_runs;  // of the quadratic, for sections 3 and 4
     std::map<int, SurfacePlan> dopt_plans;
-    for (int n : {6, 8, 10}) {
-      dopt_plans.emplace(n, plan_surface(config, config.default_sample(), {factors, "dopt", n, 1}));
-      const SurfacePlan& plan = dopt_plans.at(n);
-      dopt_runs.emplace(n, bench.run(plan, plan.tour, false, 1));
-      const SurfaceRun& r = dopt_runs.at(n);
-      Scored s = score(plan, plan.tour, found_peaks(r), truth);
-      int trials = 0;
-      for (const auto& p : r.points) trials += p.trials;
-      fmt::print("{:>8} {:>9.1f}% {:>10} {:>12.1f} {:>10}\n", n, s.mape_all, loo_text(s.loo), r.cost_s / 3600,
-                 trials);
+    std::map<std::string, std::pair<SurfacePlan, SurfaceRun>> first_runs;  // smallest design per model
+    for (const Choice& c : choices) {
+      for (int n : {6, 8, 10}) {
+        SurfacePlan plan = plan_surface(config, config.default_sample(), c.options(factors, "dopt", 0));
+        if (n < static_cast<int>(plan.terms.size())) continue;  // too few points for the model
+        plan = plan_surface(config, config.default_sample(), c.options(factors, "dopt", n));
+        SurfaceRun r = bench.run(plan, plan.tour, false, 1);
+        Scored s = score(plan, plan.tour, found_peaks(r), truth);
+        int trials = 0;
+        for (const auto& p : r.points) trials += p.trials;
+        fmt::print("{:>12} {:>8} {:>9.1f}% {:>10} {:>12.1f} {:>10}\n", c.label, n, s.mape_all,
+                   loo_text(s.loo), r.cost_s / 3600, trials);
+        if (first_runs.count(c.label) == 0) first_runs.emplace(c.label, std::make_pair(plan, r));
+        if (c.label == "quadratic") {
+          dopt_plans.emplace(n, plan);
+          dopt_runs.emplace(n, r);
+        }
+      }
     }
     SurfaceRun full_run = bench.run(full, full.tour, false, 1);
-    {
-      Scored s = score(full, full.tour, found_peaks(full_run), truth);
-      fmt::print("{:>8} {:>9.1f}% {:>10} {:>12.1f}   (full factorial: the model's own error)\n", 32,
-                 s.mape_all, loo_text(s.loo), full_run.cost_s / 3600);
+    for (const Choice& c : choices) {
+      SurfacePlan plan = plan_surface(config, config.default_sample(), c.options(factors, "full", 0));
+      Scored s = score(plan, full.tour, found_peaks(full_run), truth);
+      fmt::print("{:>12} {:>8} {:>9.1f}% {:>10} {:>12.1f}   (full factorial: the model's own error)\n",
+                 c.label, 32, s.mape_all, loo_text(s.loo), full_run.cost_s / 3600);
     }
 
-    // The floor: a quadratic fitted to the 32 TRUE peak rates (no measurement error), per coding.
-    for (CodingScale threads_scale : {CodingScale::kLog, CodingScale::kLinear}) {
+    // The floor: each model fitted to the 32 TRUE peak rates (no measurement error).
+    for (const Choice& c : choices) {
+      SurfacePlan plan = plan_surface(config, config.default_sample(), c.options(factors, "full", 0));
+      Surface exact(plan.factors, plan.codings, plan.model, plan.candidates, truth, plan.response);
+      fmt::print("{:>12} {:>8} {:>9.1f}% {:>10}   (fitted to the 32 true λ*: the model's floor)\n", c.label,
+                 "truth", mape(truth, exact.predict_values(plan.candidates)), loo_text(exact.loo_mape()));
+    }
+    {
       std::vector<Coding> codings{
-          full.codings[0], Coding::from_levels(config.factor("threads")->numeric_levels, threads_scale)};
+          full.codings[0],
+          Coding::from_levels(config.factor("threads")->numeric_levels, CodingScale::kLinear)};
       Surface exact(full.factors, codings, ModelKind::kQuadratic, full.candidates, truth);
-      fmt::print(
-          "{:>8} {:>9.1f}%   (quadratic fitted to the 32 true λ*, threads {}-coded: the model's floor)\n",
-          "truth", mape(truth, exact.predict_values(full.candidates)), to_string(threads_scale));
+      fmt::print("{:>12} {:>8} {:>9.1f}%   (quadratic, threads linear-coded, fitted to the 32 true λ*)\n",
+                 "quadratic", "truth", mape(truth, exact.predict_values(full.candidates)));
     }
 
-    // 2. Sequential augmentation from the 6-point design.
-    fmt::print("\n2. Sequential augmentation from 6 D-optimal points until LOO MAPE <= 5%\n");
-    fmt::print("{:>8} {:>10} {:>10} {:>12}  added\n", "points", "LOO MAPE", "MAPE-all", "cost (h)");
-    {
-      const SurfacePlan& plan = dopt_plans.at(6);
+    // 2. Sequential augmentation from each model's smallest D-optimal design.
+    fmt::print("\n2. Sequential augmentation from the smallest D-optimal design until LOO MAPE <= 5%\n");
+    fmt::print("{:>12} {:>8} {:>10} {:>10} {:>12}  added\n", "model", "points", "LOO MAPE", "MAPE-all",
+               "cost (h)");
+    for (const Choice& c : choices) {
+      const SurfacePlan& plan = first_runs.at(c.label).first;
+      const SurfaceRun& first = first_runs.at(c.label).second;
       std::vector<Eigen::Index> tour = plan.tour;
-      std::vector<double> peaks = found_peaks(dopt_runs.at(6));
-      double cost = dopt_runs.at(6).cost_s;
+      std::vector<double> peaks = found_peaks(first);
+      double cost = first.cost_s;
       std::string added = "-";
       for (;;) {
         Scored s = score(plan, tour, peaks, truth);
-        fmt::print("{:>8} {:>10} {:>9.1f}% {:>12.1f}  {}\n", tour.size(), loo_text(s.loo), s.mape_all,
-                   cost / 3600, added);
+        fmt::print("{:>12} {:>8} {:>10} {:>9.1f}% {:>12.1f}  {}\n", c.label, tour.size(), loo_text(s.loo),
+                   s.mape_all, cost / 3600, added);
         if ((s.loo && *s.loo <= 5.0) || tour.size() == static_cast<std::size_t>(plan.candidates.rows()))
           break;
         Design next = augment(plan.coded, plan.terms, tour, 1, 40, 1);
