@@ -1,0 +1,117 @@
+// The model options of `workbench map-surface` (--model, --response, --coding) through the plan,
+// the surface's params key (resume) and the --json report.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "controller/surface_plan.hpp"
+#include "controller/surface_report.hpp"
+#include "core/error.hpp"
+
+namespace {
+
+const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+
+// A run that measured every design point: λ* = 1 / (0.002 + 0.012/disks + 0.015/threads).
+wb::SurfaceRun measured_run(const wb::SurfacePlan& plan) {
+  wb::SurfaceRun run;
+  int position = 0;
+  for (Eigen::Index row : plan.tour) {
+    wb::PointOutcome p;
+    p.position = position++;
+    p.search_id = position;
+    p.status = "found";
+    p.peak_rate = 1.0 / (0.002 + 0.012 / plan.candidates(row, 0) + 0.015 / plan.candidates(row, 1));
+    run.points.push_back(p);
+  }
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("default model options leave the params key as it was, so older surfaces resume",
+          "[rsm][map-surface]") {
+  wb::Config config = wb::Config::load(kSimConfig);
+  wb::SurfacePlan plan =
+      wb::plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
+  CHECK(plan.model == wb::ModelKind::kQuadratic);
+  CHECK(plan.response == wb::ResponseScale::kIdentity);
+  CHECK(plan.codings[1].scale() == wb::CodingScale::kLog);  // auto: threads span 100x
+  nlohmann::json params{{"factors", plan.factors}, {"design", plan.kind}};
+  const nlohmann::json before = params;
+  wb::surface_model_params(plan, params);
+  CHECK(params == before);  // no "model", "response" or "coding" key
+}
+
+TEST_CASE("model options round-trip through the params key and the JSON report", "[rsm][map-surface]") {
+  wb::Config config = wb::Config::load(kSimConfig);
+  wb::SurfacePlanOptions o{{"disks", "threads"}, "dopt", 10, 1};
+  o.model = wb::ModelKind::kCubic;
+  o.response = wb::ResponseScale::kReciprocal;
+  o.coding = "inverse";
+  wb::SurfacePlan plan = wb::plan_surface(config, config.default_sample(), o);
+  CHECK(plan.terms.size() == 10);
+  CHECK(plan.tour.size() == 10);
+  CHECK(plan.codings[0].scale() == wb::CodingScale::kInverse);
+  CHECK(plan.codings[1].scale() == wb::CodingScale::kInverse);
+
+  nlohmann::json params{{"factors", plan.factors}};
+  wb::surface_model_params(plan, params);
+  CHECK(params["model"] == "cubic");
+  CHECK(params["response"] == "reciprocal");
+  CHECK(params["coding"] == "inverse");
+  // Read back: the same plan options, hence the same params (the resume key) again.
+  wb::SurfacePlanOptions back{{"disks", "threads"}, "dopt", 10, 1};
+  back.model = wb::parse_model_kind(params["model"].get<std::string>());
+  back.response = wb::parse_response_scale(params["response"].get<std::string>());
+  back.coding = params["coding"].get<std::string>();
+  wb::SurfacePlan again = wb::plan_surface(config, config.default_sample(), back);
+  CHECK(again.tour == plan.tour);
+  nlohmann::json params2{{"factors", again.factors}};
+  wb::surface_model_params(again, params2);
+  CHECK(params2.dump() == params.dump());
+  // Any single option differs from the default key.
+  wb::SurfacePlanOptions log_only{{"disks", "threads"}, "dopt", 8, 1};
+  log_only.response = wb::ResponseScale::kLog;
+  nlohmann::json params3;
+  wb::surface_model_params(wb::plan_surface(config, config.default_sample(), log_only), params3);
+  CHECK(params3 == nlohmann::json{{"response", "log"}});
+
+  wb::SurfaceRun run = measured_run(plan);
+  wb::SurfaceReport report;
+  report.config = &config;
+  report.plan = &plan;
+  report.run = &run;
+  report.status = "done";
+  wb::fit_report_surface(report);
+  REQUIRE(report.surface);
+  CHECK(report.surface->kind() == wb::ModelKind::kCubic);
+  CHECK(report.surface->response() == wb::ResponseScale::kReciprocal);
+  nlohmann::json j = wb::surface_json(report);
+  CHECK(j["design"]["model"] == "cubic");
+  CHECK(j["design"]["response"] == "reciprocal");
+  CHECK(j["design"]["coding"]["disks"] == "inverse");
+  CHECK(j["fit"]["model"] == "cubic");
+  CHECK(j["fit"]["response"] == "reciprocal");
+  CHECK(j["fit"]["terms"].size() == 10);
+  CHECK(j["fit"]["r2"].get<double>() == Approx(1));
+  // The throughput bound is exact on this model: every candidate's prediction is right, in λ*.
+  for (const auto& s : j["samples"]) {
+    const double d = s["sample"]["disks"].is_number() ? s["sample"]["disks"].get<double>()
+                                                      : std::stod(s["sample"]["disks"].get<std::string>());
+    const double t = s["sample"]["threads"].is_number()
+                         ? s["sample"]["threads"].get<double>()
+                         : std::stod(s["sample"]["threads"].get<std::string>());
+    CHECK(s["predicted"].get<double>() == Approx(1.0 / (0.002 + 0.012 / d + 0.015 / t)));
+  }
+}
+
+TEST_CASE("bad model options are input errors naming the option", "[rsm][map-surface]") {
+  wb::Config config = wb::Config::load(kSimConfig);
+  wb::SurfacePlanOptions o{{"disks", "threads"}, "dopt", 8, 1};
+  o.coding = "sqrt";
+  CHECK_THROWS_WITH(wb::plan_surface(config, config.default_sample(), o), Catch::Contains("--coding"));
+  o.coding = "auto";
+  o.model = wb::ModelKind::kCubic;  // 10 terms: 8 points cannot fit it
+  CHECK_THROWS_WITH(wb::plan_surface(config, config.default_sample(), o), Catch::Contains("cubic"));
+}
