@@ -47,5 +47,5 @@ TEST_CASE("model terms reject bad factor lists and widths", "[rsm][terms]") {
   CHECK(wb::parse_model_kind("quadratic") == wb::ModelKind::kQuadratic);
   CHECK(wb::parse_model_kind("interactions") == wb::ModelKind::kInteractions);
   CHECK(std::string(wb::to_string(wb::parse_model_kind("linear"))) == "linear");
-  CHECK_THROWS_AS(wb::parse_model_kind("cubic"), wb::InputError);
+  CHECK_THROWS_AS(wb::parse_model_kind("quartic"), wb::InputError);
 }
