@@ -80,9 +80,13 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   // and mean < hi, each at level (1-c)/K, which is the interval at confidence 1-2(1-c)/K lying
   // inside the region (Schuirmann's TOST, the equivalence test of bioequivalence studies). A load
   // whose true mean is outside the region is then claimed with probability at most 1-c.
+  // A target that accepts a coarser accuracy than the region's width (90/80 against s = 10%)
+  // widens the band to R_sat(1 ± (1 − a)): such a claim says no more than the target asked for.
+  const double band = std::max(p.width, 1.0 - options.target.accuracy);
+  const double band_lo = sat * (1 - band), band_hi = sat * (1 + band);
   const double inside_confidence = 1.0 - 2.0 * (1.0 - c) / static_cast<double>(looks.size());
   MeanInterval inside = mean_interval(xs, inside_confidence);
-  if (claim.accuracy() >= options.target.accuracy && inside.low >= lo && inside.high <= hi) {
+  if (claim.accuracy() >= options.target.accuracy && inside.low >= band_lo && inside.high <= band_hi) {
     load.ci = claim;
     return Verdict::kPeak;
   }
@@ -94,7 +98,7 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   // searches against 199 for this rule, at up to twice the trials on steep samples.)
   const int last = looks.back();
   const int third = looks[std::min<std::size_t>(2, looks.size() - 1)];
-  bool mean_inside = inside.mean >= lo && inside.mean <= hi;
+  bool mean_inside = inside.mean >= band_lo && inside.mean <= band_hi;
   if (n < last && (n < third || mean_inside)) return Verdict::kInvalid;
   return claim.mean < sat ? Verdict::kBelow : Verdict::kAbove;
 }
