@@ -33,11 +33,15 @@ struct Measured {
   std::vector<Coding> codings;
   Eigen::MatrixXd points;
   Eigen::VectorXd y;
+  // As map-surface fitted it: its params carry model, response and coding when not the default.
+  ModelKind model = ModelKind::kQuadratic;
+  ResponseScale response = ResponseScale::kIdentity;
+  std::string coding = "auto";
 };
 
 std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points, const Eigen::VectorXd& y) {
   try {
-    return Surface(m.factors, m.codings, ModelKind::kQuadratic, points, y);
+    return Surface(m.factors, m.codings, m.model, points, y, m.response);
   } catch (const InputError&) {
     return std::nullopt;
   }
@@ -59,6 +63,14 @@ std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& c
     const nlohmann::json params = nlohmann::json::parse(rec->params_json);
     Measured m;
     m.factors = params.at("factors").get<std::vector<std::string>>();
+    try {
+      if (params.contains("model")) m.model = parse_model_kind(params["model"].get<std::string>());
+      if (params.contains("response"))
+        m.response = parse_response_scale(params["response"].get<std::string>());
+      if (params.contains("coding")) m.coding = params["coding"].get<std::string>();
+    } catch (const InputError&) {
+      continue;  // written by a newer workbench: not a surface this one can refit
+    }
     Sample base = sample_from_key(params.at("base").get<std::string>());
     // Inside the mapped region: every other factor at the surface's level.
     bool same_rest = std::all_of(base.values().begin(), base.values().end(), [&](const auto& kv) {
@@ -86,7 +98,14 @@ std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& c
         inside = false;
         break;
       }
-      m.codings.push_back(coding_for_levels(f->numeric_levels));
+      try {
+        m.codings.push_back(m.coding == "auto"
+                                ? coding_for_levels(f->numeric_levels)
+                                : Coding::from_levels(f->numeric_levels, parse_coding_scale(m.coding)));
+      } catch (const InputError&) {
+        inside = false;
+        break;
+      }
       double v = sample.numeric(m.factors[k]);
       double lo = rows[0][k], hi = rows[0][k];
       for (const auto& r : rows) lo = std::min(lo, r[k]), hi = std::max(hi, r[k]);

@@ -346,3 +346,45 @@ TEST_CASE("inside a finished surface's region whatif also answers from the fitte
   CHECK(answer_from(resp, "surface") == nullptr);
   fs::remove_all(dir);
 }
+
+TEST_CASE("whatif refits a surface with the model, response scale and coding map-surface used") {
+  fs::path dir = fresh_dir("surface_options");
+  std::string store = (dir / "w.db").string();
+  // A finished 3x3 surface mapped with --response reciprocal --coding inverse, whose measured λ*
+  // are 1/(0.01 + 0.02/disks): linear in 1/disks on the reciprocal scale, so that fit predicts
+  // 60/s at disks=3 exactly. The default quadratic in disks would say 61.1/s there.
+  run_json({"whatif", "--config", kSimConfig, "--store", store, "--json"});
+  std::string sql =
+      "INSERT INTO surfaces (id, testbed, params_key, params_json, status) VALUES (8, 'sim-nfs', 'k', "
+      "'{\"factors\":[\"disks\",\"threads\"],\"base\":\"disks=2,threads=16\",\"response\":\"reciprocal\","
+      "\"coding\":\"inverse\"}', 'done');";
+  auto exact = [](double v) {
+    std::ostringstream out;
+    out.precision(17);
+    out << v;
+    return out.str();
+  };
+  int position = 0;
+  for (int d : {1, 2, 4}) {
+    for (int t : {2, 16, 64}) {
+      std::string key = "disks=" + std::to_string(d) + ",threads=" + std::to_string(t);
+      std::string js = "{\"disks\":\"" + std::to_string(d) + "\",\"threads\":\"" + std::to_string(t) + "\"}";
+      int id = 200 + position;
+      sql +=
+          "INSERT INTO searches (id, testbed, sample, sample_json, confidence, accuracy, policy, "
+          "options_json, status, peak_rate) VALUES (" +
+          std::to_string(id) + ", 'sim-nfs', '" + key + "', '" + js +
+          "', 0.95, 0.9, 'binsearch', '{}', 'found', " + exact(1.0 / (0.01 + 0.02 / d)) + ");";
+      sql += "INSERT INTO surface_points (surface_id, position, sample, sample_json, search_id) VALUES (8, " +
+             std::to_string(position) + ", '" + key + "', '" + js + "', " + std::to_string(id) + ");";
+      ++position;
+    }
+  }
+  exec_sql(store, sql);
+  json inside =
+      run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});
+  const json* s = answer_from(inside, "surface");
+  REQUIRE(s != nullptr);
+  CHECK(s->at("value").get<double>() == Approx(60.0).epsilon(1e-6));
+  fs::remove_all(dir);
+}
