@@ -11,6 +11,9 @@ struct CommonOptions {
   std::string config;
   std::string store;  // overrides [testbed] store
   bool json = false;
+
+  // The store to open: --store when given, else the config's [testbed] store.
+  std::string store_or(const std::string& configured) const { return store.empty() ? configured : store; }
 };
 
 // One subcommand: registers its options on `app` and returns the action to run after parsing.

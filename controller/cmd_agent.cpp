@@ -41,7 +41,7 @@ int run_agent(const CommonOptions& common, const AgentOptions& o) {
   request.verbose = o.verbose;
   PreparedPeak prepared = prepare_peak(config, request);
   validate_testbed(config);
-  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  store::Store store(common.store_or(config.store_path()));
   ProbeRunner runner{config, probing, request, prepared, probe_lock_owner(), std::cerr};
 
   int ran = 0;

@@ -107,7 +107,7 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
                         {"peak", options}};
   surface_model_params(plan, params);
 
-  const std::string store_path = common.store.empty() ? config.store_path() : common.store;
+  const std::string store_path = common.store_or(config.store_path());
   std::int64_t surface_id = 0;
   {
     store::Store store(store_path);

@@ -45,7 +45,7 @@ int run_show(const CommonOptions& common, const ModelOptions& o) {
   Config config = Config::load(common.config);
   Sample sample = config.sample(o.set);
   const QueueNetwork& net = require_model(config);
-  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  store::Store store(common.store_or(config.store_path()));
   std::vector<CalibratedDemand> calibrations = load_calibrations(store, config);
   EffectiveModel configured = effective_model(config, sample, {});
   PeakExpectation with_cal = expect_peak(config, sample, calibrations);
@@ -152,7 +152,7 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
   double runlength = o.runlength_s ? *o.runlength_s : config.peak().runlength_s;
   if (!(runlength > 0)) throw InputError("--runlength must be positive");
 
-  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  store::Store store(common.store_or(config.store_path()));
   std::vector<CalibratedDemand> measured;
   TrialResult trial;
   {

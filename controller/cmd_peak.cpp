@@ -39,7 +39,7 @@ int run_peak(const CommonOptions& common, const PeakOptions& o) {
   validate_testbed(config);
   ProbeConfig probing = probe_config(config);
 
-  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  store::Store store(common.store_or(config.store_path()));
   PeakRun run = run_peak_search(config, store, sample, request, prepared, std::cerr);
   // The expectation stored with the search (`workbench report`), and a mismatch check against it.
   check_search(store, config, probing, sample, run.search_id, run.result, std::nullopt, std::cerr);

@@ -44,13 +44,9 @@ nlohmann::json probe_json(const Config& config, const store::Store::ProbeRow& p)
           {"search_id", p.search_id ? nlohmann::json(*p.search_id) : nlohmann::json()}};
 }
 
-std::string store_path(const CommonOptions& common, const Config& config) {
-  return common.store.empty() ? config.store_path() : common.store;
-}
-
 int run_list(const CommonOptions& common, const ProbeOptions& o) {
   Config config = Config::load(common.config);
-  store::Store store(store_path(common, config));
+  store::Store store(common.store_or(config.store_path()));
   std::vector<store::Store::ProbeRow> probes = store.probes(config.name(), o.all);
   if (common.json) {
     nlohmann::json out = nlohmann::json::array();
@@ -80,7 +76,7 @@ int run_run(const CommonOptions& common, const ProbeOptions& o) {
   request.verbose = o.verbose;
   PreparedPeak prepared = prepare_peak(config, request);
   validate_testbed(config);
-  store::Store store(store_path(common, config));
+  store::Store store(common.store_or(config.store_path()));
   for (std::int64_t id : o.ids) {
     auto p = store.probe(id);
     if (!p || p->testbed != config.name())
@@ -114,7 +110,7 @@ int run_run(const CommonOptions& common, const ProbeOptions& o) {
 int run_cancel(const CommonOptions& common, const ProbeOptions& o) {
   if (o.ids.empty()) throw InputError("probe cancel: give the ids of the probes to cancel");
   Config config = Config::load(common.config);
-  store::Store store(store_path(common, config));
+  store::Store store(common.store_or(config.store_path()));
   // Every id is checked before any is cancelled: a typo changes nothing.
   for (std::int64_t id : o.ids) {
     auto p = store.probe(id);

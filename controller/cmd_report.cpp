@@ -24,7 +24,7 @@ std::string opt_text(const std::optional<double>& v, const char* spec = "{:.1f}"
 
 int run_report(const CommonOptions& common) {
   Config config = Config::load(common.config);
-  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  store::Store store(common.store_or(config.store_path()));
   std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
   Fidelity fidelity = expectation_fidelity(rows);
 

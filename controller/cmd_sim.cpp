@@ -33,7 +33,7 @@ int run_truth(const CommonOptions& common, const TruthOptions& o) {
   if (!config.sim()) throw InputError(config.file() + ": `sim truth` needs a [sim] section");
   Sample sample = config.sample(o.set);
 
-  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  store::Store store(common.store_or(config.store_path()));
   std::string hash = truth_hash(config);
   auto cached = store.find_truth(config.name(), sample.key(), hash);
   store::Store::TruthRow row;

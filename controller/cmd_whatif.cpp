@@ -68,7 +68,7 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
     throw InputError(
         fmt::format("{}: no [model] section; whatif answers from the expectation model", config.file()));
   }
-  store::Store store(common.store.empty() ? config.store_path() : common.store);
+  store::Store store(common.store_or(config.store_path()));
   std::vector<CalibratedDemand> calibrations = load_calibrations(store, config);
   PeakExpectation peak = expect_peak(config, sample, calibrations, o.rate);
   std::vector<MeasuredVsExpected> measured = measured_vs_expected(store, config.name());
