@@ -100,6 +100,7 @@ class ObservationTable {
   double value_of(std::size_t attr, std::uint32_t code) const;
   double value(std::size_t row, std::size_t attr) const { return value_of(attr, code(row, attr)); }
   double ratio(std::size_t row) const { return ratio_[row]; }
+  const double* ratios() const { return ratio_.data(); }
   // Reorders the rows: new row i is old row order[i] (a permutation of 0..size-1). In place.
   void permute(const std::vector<std::uint32_t>& order);
   // Distinct values of a numeric attribute, indexed by code (insertion order).

@@ -37,6 +37,12 @@ std::uint64_t bits(double v) {
   return u;
 }
 
+double from_bits(std::uint64_t u) {
+  double v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+}
+
 double entropy(double k, double n) {  // binary entropy of k successes in n [000 eq. 2]
   if (k <= 0 || k >= n) return 0;
   double p = k / n, q = 1 - p;
@@ -49,18 +55,22 @@ class ZCartBuilder {
  public:
   // whole_table: rows are all of the table's rows; the table is then physically put into canonical
   // order so that every node's rows are read in ascending memory order (no cache-miss per row).
+  // Otherwise (a leaf retrained by add()) the builder works on local positions 0..n-1 of the rows
+  // in canonical order, and ids_ maps them back to table rows.
   ZCartBuilder(ZCart& tree, std::vector<std::uint32_t>& rows, bool whole_table)
       : t_(tree), tab_(tree.table_), opt_(tree.options_), a_(tab_.attributes()), order_(rows) {
     canonical_order();
     if (whole_table) {
       t_.table_.permute(order_);
-      std::iota(order_.begin(), order_.end(), 0u);
+      ratio_ = tab_.ratios();
+    } else {
+      ids_ = order_;
+      local_ratio_.resize(ids_.size());
+      for (std::size_t i = 0; i < ids_.size(); ++i) local_ratio_[i] = tab_.ratio(ids_[i]);
+      ratio_ = local_ratio_.data();
     }
+    std::iota(order_.begin(), order_.end(), 0u);
     make_bins();
-    if (opt_.criterion == SplitCriterion::kLogRatioVariance) {
-      target_.assign(tab_.size(), 0.0);
-      for (auto r : order_) target_[r] = std::log(tab_.ratio(r));
-    }
     tmp_.resize(order_.size());
   }
 
@@ -72,6 +82,8 @@ class ZCartBuilder {
   }
 
  private:
+  std::uint32_t table_row(std::uint32_t local) const { return ids_.empty() ? local : ids_[local]; }
+
   // Sort rows by (hash of content, content): identical multisets give identical orders.
   void canonical_order() {
     std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(order_.size());
@@ -93,9 +105,11 @@ class ZCartBuilder {
   }
 
   // Bins from the rows of this build: every distinct value of a numeric attribute, or equal-count
-  // groups of them above max_bins; every category of a categorical one.
+  // groups of them above max_bins; every category of a categorical one. Every row's bins are then
+  // stored once, row-major, in the narrowest unsigned type that holds them (1, 2 or 4 bytes), so
+  // the histogram fill and the partition read one small contiguous record per row.
   void make_bins() {
-    bin_of_code_.resize(a_);
+    std::vector<std::vector<std::uint32_t>> bin_of_code(a_);
     bin_upper_.resize(a_);
     offset_.resize(a_ + 1);
     std::vector<std::vector<std::uint32_t>> count(a_);
@@ -104,18 +118,19 @@ class ZCartBuilder {
       count[a].assign(
           at.kind == AttributeKind::kCategorical ? at.categories.size() : tab_.dictionary(a).size(), 0);
     }
-    for (auto r : order_) {
-      const std::uint32_t* c = tab_.row_codes(r);
+    for (auto l : order_) {
+      const std::uint32_t* c = tab_.row_codes(table_row(l));
       for (std::size_t a = 0; a < a_; ++a) ++count[a][c[a]];
     }
-    std::size_t total = 0;
+    std::size_t total = 0, widest = 1;
     for (std::size_t a = 0; a < a_; ++a) {
       offset_[a] = total;
-      auto& boc = bin_of_code_[a];
+      auto& boc = bin_of_code[a];
       boc.assign(count[a].size(), 0);
       if (tab_.schema()[a].kind == AttributeKind::kCategorical) {
         std::iota(boc.begin(), boc.end(), 0u);
         total += boc.size();
+        widest = std::max(widest, boc.size());
         continue;
       }
       const auto& dict = tab_.dictionary(a);
@@ -140,47 +155,134 @@ class ZCartBuilder {
         }
       }
       total += std::max<std::size_t>(up.size(), 1);
+      widest = std::max(widest, up.size());
     }
     offset_[a_] = total;
     total_bins_ = total;
+    count.clear();
+    width_ = widest <= 256 ? 1 : widest <= 65536 ? 2 : 4;
+    switch (width_) {
+      case 1: store_bins<std::uint8_t>(bin_of_code); break;
+      case 2: store_bins<std::uint16_t>(bin_of_code); break;
+      default: store_bins<std::uint32_t>(bin_of_code); break;
+    }
   }
 
-  double target(std::uint32_t r) const {
-    return opt_.criterion == SplitCriterion::kRatioVariance ? tab_.ratio(r) : target_[r];
+  template <typename T>
+  void store_bins(const std::vector<std::vector<std::uint32_t>>& bin_of_code) {
+    const std::size_t n = order_.size();
+    bins_.assign(n * a_ * sizeof(T), 0);
+    T* out = reinterpret_cast<T*>(bins_.data());
+    for (std::size_t l = 0; l < n; ++l) {
+      const std::uint32_t* c = tab_.row_codes(table_row(static_cast<std::uint32_t>(l)));
+      for (std::size_t a = 0; a < a_; ++a) out[l * a_ + a] = static_cast<T>(bin_of_code[a][c[a]]);
+    }
+  }
+
+  std::uint32_t bin_at(std::uint32_t l, std::size_t a) const {
+    std::size_t k = static_cast<std::size_t>(l) * a_ + a;
+    switch (width_) {
+      case 1: return bins_[k];
+      case 2: return reinterpret_cast<const std::uint16_t*>(bins_.data())[k];
+      default: return reinterpret_cast<const std::uint32_t*>(bins_.data())[k];
+    }
   }
 
   // [000 §3.3.1] the class of an observation at a node: "match" when the node's typical ratio (the
   // lower median, always an observed ratio) predicts it within tolerance, else "mismatch". At a
   // root where the expectation model holds for most observations that is "within tolerance of the
   // expectation model".
-  double reference_ratio(std::size_t b, std::size_t e) const {
+  //
+  // The lower median is found without copying a large node's ratios: positive doubles order like
+  // their bit patterns, so a pass counts the rows per bucket of bit patterns, the bucket that holds
+  // the median narrows the range, and only a bucket of at most kSmall rows is copied and selected.
+  double reference_ratio(std::size_t b, std::size_t e) {
     if (opt_.criterion != SplitCriterion::kInfoGain || b == e) return 1.0;
-    std::vector<double> x(e - b);
-    for (std::size_t i = b; i < e; ++i) x[i - b] = tab_.ratio(order_[i]);
-    auto mid = x.begin() + static_cast<std::ptrdiff_t>((x.size() - 1) / 2);
-    std::nth_element(x.begin(), mid, x.end());
+    constexpr std::size_t kSmall = 4096, kBuckets = 4096;
+    std::size_t k = (e - b - 1) / 2;  // rank of the lower median among the rows in [lo, hi]
+    std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+    if (e - b > kSmall) {
+      for (std::size_t i = b; i < e; ++i) {
+        std::uint64_t u = bits(ratio_[order_[i]]);
+        lo = std::min(lo, u);
+        hi = std::max(hi, u);
+      }
+      while (lo != hi) {
+        int shift = 0;
+        while (((hi - lo) >> shift) >= kBuckets) ++shift;
+        counts_.assign(static_cast<std::size_t>((hi - lo) >> shift) + 1, 0);
+        for (std::size_t i = b; i < e; ++i) {
+          std::uint64_t u = bits(ratio_[order_[i]]);
+          if (u >= lo && u <= hi) ++counts_[static_cast<std::size_t>((u - lo) >> shift)];
+        }
+        std::size_t j = 0;
+        while (k >= counts_[j]) k -= counts_[j++];
+        std::uint64_t nlo = lo + (static_cast<std::uint64_t>(j) << shift);
+        hi = std::min(hi, nlo + ((std::uint64_t{1} << shift) - 1));
+        lo = nlo;
+        if (counts_[j] <= kSmall) break;
+      }
+      if (lo == hi) return from_bits(lo);
+    } else {
+      hi = ~std::uint64_t{0};
+      lo = 0;
+    }
+    scratch_.clear();
+    for (std::size_t i = b; i < e; ++i) {
+      double x = ratio_[order_[i]];
+      std::uint64_t u = bits(x);
+      if (u >= lo && u <= hi) scratch_.push_back(x);
+    }
+    auto mid = scratch_.begin() + static_cast<std::ptrdiff_t>(k);
+    std::nth_element(scratch_.begin(), mid, scratch_.end());
     return *mid;
   }
 
-  void fill(std::size_t b, std::size_t e, double ref, std::vector<Bin>& h) const {
-    bool info = opt_.criterion == SplitCriterion::kInfoGain;
-    // Hoisted per-attribute pointers keep the inner loop free of reloads.
-    std::vector<const std::uint32_t*> boc(a_);
-    std::vector<Bin*> hb(a_);
-    for (std::size_t a = 0; a < a_; ++a) {
-      boc[a] = bin_of_code_[a].data();
-      hb[a] = h.data() + offset_[a];
+  void fill(std::size_t b, std::size_t e, double ref, std::vector<Bin>& h) {
+    switch (width_) {
+      case 1: fill_as<std::uint8_t>(b, e, ref, h); break;
+      case 2: fill_as<std::uint16_t>(b, e, ref, h); break;
+      default: fill_as<std::uint32_t>(b, e, ref, h); break;
     }
-    const std::uint32_t* const* bocp = boc.data();
-    Bin* const* hbp = hb.data();
+  }
+
+  // Per-bin sums over the rows [b, e) of order_, each bin summed in row order (the order, and so
+  // the rounding, of the original one-pass fill). Information gain's target is a 0/1 class, so its
+  // bins are integer counts (packed: rows in the low, matches in the high 32 bits), exact in any
+  // order, and converted to Bin once per node.
+  template <typename T>
+  void fill_as(std::size_t b, std::size_t e, double ref, std::vector<Bin>& h) {
+    const T* bins = reinterpret_cast<const T*>(bins_.data());
+    const std::size_t* off = offset_.data();
+    const std::size_t na = a_;
+    if (opt_.criterion == SplitCriterion::kInfoGain) {
+      packed_.assign(total_bins_, 0);
+      std::uint64_t* hp = packed_.data();
+      const double tol = opt_.tolerance;
+      for (std::size_t i = b; i < e; ++i) {
+        std::uint32_t l = order_[i];
+        double x = ratio_[l];
+        std::uint64_t inc = std::abs(ref - x) <= tol * x ? (std::uint64_t{1} << 32) + 1 : 1;
+        const T* c = bins + static_cast<std::size_t>(l) * na;
+        for (std::size_t a = 0; a < na; ++a) hp[off[a] + c[a]] += inc;
+      }
+      for (std::size_t k = 0; k < total_bins_; ++k) {
+        auto rows = static_cast<double>(hp[k] & 0xffffffffULL), hits = static_cast<double>(hp[k] >> 32);
+        h[k].n += rows;
+        h[k].s += hits;
+        h[k].s2 += hits;
+      }
+      return;
+    }
+    const bool log_target = opt_.criterion == SplitCriterion::kLogRatioVariance;
+    Bin* hb = h.data();
     for (std::size_t i = b; i < e; ++i) {
-      std::uint32_t r = order_[i];
-      double y =
-          info ? (std::abs(ref - tab_.ratio(r)) <= opt_.tolerance * tab_.ratio(r) ? 1.0 : 0.0) : target(r);
+      std::uint32_t l = order_[i];
+      double y = log_target ? std::log(ratio_[l]) : ratio_[l];
       double y2 = y * y;
-      const std::uint32_t* c = tab_.row_codes(r);
-      for (std::size_t a = 0; a < a_; ++a) {
-        Bin& x = hbp[a][bocp[a][c[a]]];
+      const T* c = bins + static_cast<std::size_t>(l) * na;
+      for (std::size_t a = 0; a < na; ++a) {
+        Bin& x = hb[off[a] + c[a]];
         x.n += 1;
         x.s += y;
         x.s2 += y2;
@@ -243,6 +345,27 @@ class ZCartBuilder {
     return best;
   }
 
+  // Stable partition of order_[b, e): left rows stay in place, right rows go through tmp_.
+  // Returns the first right position.
+  template <typename T>
+  std::size_t partition_as(std::size_t b, std::size_t e, const Split& s) {
+    const T* bins = reinterpret_cast<const T*>(bins_.data());
+    const std::size_t a = static_cast<std::size_t>(s.attr);
+    std::size_t w = b, nr = 0;
+    for (std::size_t i = b; i < e; ++i) {
+      std::uint32_t l = order_[i];
+      std::uint32_t bin = bins[static_cast<std::size_t>(l) * a_ + a];
+      bool left = s.left_cats.empty() ? bin <= s.bin : s.left_cats[bin] != 0;
+      if (left)
+        order_[w++] = l;
+      else
+        tmp_[nr++] = l;
+    }
+    std::copy(tmp_.begin(), tmp_.begin() + static_cast<std::ptrdiff_t>(nr),
+              order_.begin() + static_cast<std::ptrdiff_t>(w));
+    return w;
+  }
+
   void node(int id, std::size_t b, std::size_t e, int depth, std::vector<Bin> h) {
     std::size_t n = e - b;
     Bin p;
@@ -252,27 +375,16 @@ class ZCartBuilder {
     if (a_ > 0 && depth < opt_.max_depth && n >= 2 * static_cast<std::size_t>(opt_.min_leaf) && !pure(p))
       s = best_split(h, p);
     if (s.attr < 0) {
-      t_.nodes_[id].rows.assign(order_.begin() + static_cast<std::ptrdiff_t>(b),
-                                order_.begin() + static_cast<std::ptrdiff_t>(e));
+      auto& rows = t_.nodes_[id].rows;
+      rows.resize(n);
+      for (std::size_t i = 0; i < n; ++i) rows[i] = table_row(order_[b + i]);
       t_.finish_leaf(t_.nodes_[id]);
       return;
     }
-    // Stable partition: left rows stay in place, right rows go through tmp_.
     std::size_t a = static_cast<std::size_t>(s.attr);
-    const auto& boc = bin_of_code_[a];
-    std::size_t w = b, nr = 0;
-    for (std::size_t i = b; i < e; ++i) {
-      std::uint32_t r = order_[i];
-      std::uint32_t bin = boc[tab_.code(r, a)];
-      bool left = s.left_cats.empty() ? bin <= s.bin : s.left_cats[bin] != 0;
-      if (left)
-        order_[w++] = r;
-      else
-        tmp_[nr++] = r;
-    }
-    std::copy(tmp_.begin(), tmp_.begin() + static_cast<std::ptrdiff_t>(nr),
-              order_.begin() + static_cast<std::ptrdiff_t>(w));
-    std::size_t mid = w;
+    std::size_t mid = width_ == 1   ? partition_as<std::uint8_t>(b, e, s)
+                      : width_ == 2 ? partition_as<std::uint16_t>(b, e, s)
+                                    : partition_as<std::uint32_t>(b, e, s);
 
     {
       ZCart::Node& nd = t_.nodes_[id];
@@ -337,13 +449,19 @@ class ZCartBuilder {
   const ObservationTable& tab_;
   const ZCartOptions& opt_;
   std::size_t a_;
-  std::vector<std::uint32_t>& order_;
+  std::vector<std::uint32_t>& order_;  // local positions (= table rows for a whole-table build)
+  std::vector<std::uint32_t> ids_;     // local position -> table row; empty for a whole-table build
+  std::vector<double> local_ratio_;
+  const double* ratio_ = nullptr;  // by local position
   std::vector<std::uint32_t> tmp_;
-  std::vector<double> target_;
-  std::vector<std::vector<std::uint32_t>> bin_of_code_;
+  std::vector<std::uint8_t> bins_;  // row-major bins, width_ bytes each
+  std::size_t width_ = 1;
   std::vector<std::vector<double>> bin_upper_;
   std::vector<std::size_t> offset_;
   std::size_t total_bins_ = 0;
+  std::vector<double> scratch_;
+  std::vector<std::uint64_t> counts_;
+  std::vector<std::uint64_t> packed_;
 };
 
 void ZCart::rebuild(int node_id, std::vector<std::uint32_t> rows, int depth) {
