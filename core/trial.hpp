@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "core/sample.hpp"
@@ -17,6 +18,11 @@ struct TrialResult {
   double mean_ms = 0;
   double p50_ms = 0, p90_ms = 0, p95_ms = 0, p99_ms = 0, max_ms = 0;
   double cost_s = 0;  // benchmarking time this trial cost: warm-up + r + overhead
+  // Mean time per request in each stage of the SUT, ms, by stage name (refserver's
+  // sut/stage_stats.hpp: thread_queue, lock, cpu, disk_queue, disk, lag, residence), over every
+  // request the SUT served during the trial, warm-up included. Empty when the SUT does not report
+  // stages (other servers, the simulated testbed) or its statistics could not be read.
+  std::map<std::string, double> stage_ms;
 };
 
 // A trial that could not run at all (host unreachable, generator crashed) throws Error instead.

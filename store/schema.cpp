@@ -166,6 +166,15 @@ CREATE TABLE probes (
 );
 CREATE INDEX probes_due ON probes(testbed, status, not_before);
 )sql",
+    // 4 -> 5: the SUT's per-stage times of each trial; fixed-rate runs (`workbench trial`) are
+    // searches of policy 'fixed' and status 'fixed'; a mismatch says what it compares (λ* of a
+    // search, or the mean response time of a fixed-rate run) and the figures behind its center
+    // [issue 8.2].
+    R"sql(
+ALTER TABLE trials ADD COLUMN stages_json TEXT;   -- {stage: mean ms per request}; NULL: not measured
+ALTER TABLE mismatches ADD COLUMN metric TEXT NOT NULL DEFAULT 'peak_rate';   -- peak_rate | mean_ms
+ALTER TABLE mismatches ADD COLUMN center_json TEXT;   -- [{center, predicted_ms, measured_ms, deviation}]
+)sql",
 };
 
 int user_version(Database& db) {

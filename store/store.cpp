@@ -44,14 +44,18 @@ std::int64_t Store::begin_search(const SearchRecord& r) {
 void Store::add_trial(std::int64_t search_id, int load_index, const TrialResult& t) {
   Statement s = db_.prepare(
       "INSERT INTO trials (search_id, load_index, rate, runlength_s, achieved_rate, sent, completed, errors, "
-      "mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, cost_s) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+      "mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, cost_s, stages_json) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
   s.bind(1, search_id).bind(2, std::int64_t{load_index}).bind(3, t.offered_rate).bind(4, t.runlength_s);
   s.bind(5, t.achieved_rate)
       .bind(6, static_cast<std::int64_t>(t.sent))
       .bind(7, static_cast<std::int64_t>(t.completed));
   s.bind(8, static_cast<std::int64_t>(t.errors)).bind(9, t.mean_ms).bind(10, t.p50_ms).bind(11, t.p90_ms);
   s.bind(12, t.p95_ms).bind(13, t.p99_ms).bind(14, t.max_ms).bind(15, t.cost_s);
+  if (t.stage_ms.empty())
+    s.bind_null(16);
+  else
+    s.bind(16, nlohmann::json(t.stage_ms).dump());
   // One transaction: a crash between the insert and the update would leave the search's trial
   // count and cost behind its trials.
   Transaction tx(db_);
@@ -96,6 +100,13 @@ void Store::finish_search(std::int64_t id, const SearchResult& r) {
   s.run();
 }
 
+void Store::finish_fixed_run(std::int64_t id, const MeanInterval& response) {
+  Statement s = db_.prepare(
+      "UPDATE searches SET status = 'fixed', mean_ms = ?2, ci_low_ms = ?3, ci_high_ms = ?4, "
+      "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1");
+  s.bind(1, id).bind(2, response.mean).bind(3, response.low).bind(4, response.high).run();
+}
+
 std::optional<SearchRecord> Store::search(std::int64_t id) {
   Statement s = db_.prepare(
       "SELECT testbed, sample_json, confidence, accuracy, policy, seed, options_json, status, peak_rate, "
@@ -123,7 +134,7 @@ std::vector<StoredTrial> Store::trials(std::int64_t search_id) {
   Statement s = db_.prepare(
       "SELECT load_index, rate, runlength_s, achieved_rate, sent, completed, errors, mean_ms, p50_ms, "
       "p90_ms, "
-      "p95_ms, p99_ms, max_ms, cost_s FROM trials WHERE search_id = ?1 ORDER BY id");
+      "p95_ms, p99_ms, max_ms, cost_s, stages_json FROM trials WHERE search_id = ?1 ORDER BY id");
   s.bind(1, search_id);
   std::vector<StoredTrial> out;
   while (s.step()) {
@@ -144,6 +155,8 @@ std::vector<StoredTrial> Store::trials(std::int64_t search_id) {
     t.p99_ms = s.column_double(11);
     t.max_ms = s.column_double(12);
     t.cost_s = s.column_double(13);
+    if (!s.column_is_null(14))
+      t.stage_ms = nlohmann::json::parse(s.column_text(14)).get<std::map<std::string, double>>();
     out.push_back(st);
   }
   return out;

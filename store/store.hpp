@@ -71,6 +71,9 @@ class Store {
 
   std::optional<SearchRecord> search(std::int64_t id);
   std::vector<StoredTrial> trials(std::int64_t search_id);
+  // Ends a fixed-rate run (`workbench trial`, a search of policy "fixed"): status "fixed" with the
+  // mean response time and its CI over the run's trials.
+  void finish_fixed_run(std::int64_t search_id, const MeanInterval& response);
   std::int64_t count_trials();
 
   // Response surfaces (map-surface). find_running_surface finds the latest unfinished one ("running"
@@ -141,7 +144,13 @@ class Store {
     Sample sample;
     double expected = 0, measured = 0, ratio = 0;
     std::string attributes_json = "[]";
+    // What expected and measured are: "peak_rate" (λ* of a search, requests/s) or "mean_ms" (the
+    // mean response time of a fixed-rate run at one rate).
+    std::string metric = "peak_rate";
     std::optional<std::string> center;
+    // The centers compared to find `center` (JSON array, see models/mismatch.hpp
+    // center_deviations_json); empty when nothing was compared.
+    std::string center_json;
     std::string status = "open";
     std::string created_at, closed_at;  // set by the store
   };
@@ -166,8 +175,11 @@ class Store {
   std::pair<std::int64_t, std::vector<std::int64_t>> add_mismatch(const MismatchRow& m,
                                                                   const std::vector<ProbeRow>& probes);
   std::optional<MismatchRow> mismatch(std::int64_t id);
-  // Mismatches of `testbed`, oldest first; only the open ones when open_only.
-  std::vector<MismatchRow> mismatches(const std::string& testbed, bool open_only);
+  // Mismatches of `testbed` whose metric is `metric` (all metrics when empty), oldest first; only
+  // the open ones when open_only. The default is λ* mismatches: Z-CART refines λ*, and closing a
+  // mismatch compares its prediction with `measured`.
+  std::vector<MismatchRow> mismatches(const std::string& testbed, bool open_only,
+                                      const std::string& metric = "peak_rate");
   // Whether some mismatch of `testbed` was recorded at this sample before (by sample key).
   bool has_mismatch_at(const std::string& testbed, const Sample& sample);
   void close_mismatch(std::int64_t id);

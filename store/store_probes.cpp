@@ -33,7 +33,7 @@ Store::ProbeRow read_probe(const Statement& s) {
 
 constexpr const char* kMismatchColumns =
     "id, testbed, search_id, sample_json, expected, measured, ratio, attributes_json, center, status, "
-    "created_at, closed_at";
+    "created_at, closed_at, metric, center_json";
 
 Store::MismatchRow read_mismatch(const Statement& s) {
   Store::MismatchRow m;
@@ -49,6 +49,8 @@ Store::MismatchRow read_mismatch(const Statement& s) {
   m.status = s.column_text(9);
   m.created_at = s.column_text(10);
   if (!s.column_is_null(11)) m.closed_at = s.column_text(11);
+  m.metric = s.column_text(12);
+  if (!s.column_is_null(13)) m.center_json = s.column_text(13);
   return m;
 }
 
@@ -83,7 +85,7 @@ std::pair<std::int64_t, std::vector<std::int64_t>> Store::add_mismatch(const Mis
   Transaction tx(db_);
   Statement s = db_.prepare(
       "INSERT INTO mismatches (testbed, search_id, sample, sample_json, expected, measured, ratio, "
-      "attributes_json, center) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+      "attributes_json, center, metric, center_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   s.bind(1, m.testbed).bind(2, m.search_id).bind(3, m.sample.key());
   s.bind(4, nlohmann::json(m.sample.values()).dump()).bind(5, m.expected).bind(6, m.measured);
   s.bind(7, m.ratio).bind(8, m.attributes_json);
@@ -91,6 +93,11 @@ std::pair<std::int64_t, std::vector<std::int64_t>> Store::add_mismatch(const Mis
     s.bind(9, *m.center);
   else
     s.bind_null(9);
+  s.bind(10, m.metric);
+  if (m.center_json.empty())
+    s.bind_null(11);
+  else
+    s.bind(11, m.center_json);
   s.run();
   const std::int64_t mismatch_id = db_.last_insert_id();
   std::vector<std::int64_t> ids;
@@ -116,10 +123,13 @@ std::optional<Store::MismatchRow> Store::mismatch(std::int64_t id) {
   return read_mismatch(s);
 }
 
-std::vector<Store::MismatchRow> Store::mismatches(const std::string& testbed, bool open_only) {
-  Statement s = db_.prepare(fmt::format("SELECT {} FROM mismatches WHERE testbed = ?1 {} ORDER BY id",
-                                        kMismatchColumns, open_only ? "AND status = 'open'" : ""));
+std::vector<Store::MismatchRow> Store::mismatches(const std::string& testbed, bool open_only,
+                                                  const std::string& metric) {
+  Statement s = db_.prepare(fmt::format("SELECT {} FROM mismatches WHERE testbed = ?1 {} {} ORDER BY id",
+                                        kMismatchColumns, open_only ? "AND status = 'open'" : "",
+                                        metric.empty() ? "" : "AND metric = ?2"));
   s.bind(1, testbed);
+  if (!metric.empty()) s.bind(2, metric);
   std::vector<MismatchRow> out;
   while (s.step()) out.push_back(read_mismatch(s));
   return out;
