@@ -40,5 +40,6 @@ Command model_command();
 Command report_command();
 Command probe_command();
 Command agent_command();
+Command trial_command();
 
 }  // namespace wb

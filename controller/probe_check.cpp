@@ -3,13 +3,18 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
+#include "controller/expectation.hpp"
 #include "controller/expectation_zcart.hpp"
+#include "core/error.hpp"
 
 namespace wb {
 
@@ -34,7 +39,109 @@ std::string ranking_text(const std::vector<RankedAttribute>& ranked) {
   return out;
 }
 
+nlohmann::json deviations_json(const std::vector<CenterDeviation>& centers) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : centers) {
+    out.push_back({{"center", d.center},
+                   {"stages", d.stages},
+                   {"predicted_ms", d.predicted_ms},
+                   {"measured_ms", d.measured_ms},
+                   {"deviation", std::isfinite(d.deviation) ? nlohmann::json(d.deviation) : nlohmann::json()},
+                   {"share", d.share}});
+  }
+  return out;
+}
+
+void set_center(store::Store::MismatchRow& m, const CenterCheck& c) {
+  if (!c.worst) return;
+  m.center = c.worst->center;
+  m.center_json = deviations_json(c.centers).dump();
+}
+
+std::string center_text(const CenterCheck& c) {
+  return c.worst ? "; center " + center_deviation_text(*c.worst) : std::string();
+}
+
+// Ranks the attributes and, unless the mismatch came from a probe or this sample had a mismatch
+// before, plans its probes; writes the mismatch and the probes. Returns the ranking and whether
+// probes were planned.
+struct Recorded {
+  std::vector<RankedAttribute> ranked;
+  bool planned = false;
+  std::int64_t id = 0;
+  std::vector<std::int64_t> probe_ids;
+};
+Recorded record_mismatch(store::Store& store, const Config& config, const ProbeConfig& probing,
+                         store::Store::MismatchRow m, std::optional<std::int64_t> from_probe) {
+  Recorded r;
+  std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
+  r.ranked =
+      rank_attributes(zcart_schema(config), classified_observations(store, config, rows, probing.tolerance));
+  nlohmann::json attrs = nlohmann::json::array();
+  for (const auto& a : r.ranked) attrs.push_back({{"name", a.name}, {"gain", a.gain}});
+  m.attributes_json = attrs.dump();
+
+  std::vector<store::Store::ProbeRow> probes;
+  r.planned = !from_probe && !store.has_mismatch_at(config.name(), m.sample);
+  if (r.planned) {
+    std::set<std::string> taken;
+    for (const auto& row : rows) taken.insert(row.search.sample.key());
+    for (const auto& p : store.probes(config.name(), true)) {
+      if (p.status != "cancelled") taken.insert(p.sample.key());
+    }
+    const std::int64_t not_before = probe_not_before(probing, unix_now());
+    for (const PlannedProbe& p :
+         plan_probes(m.sample, r.ranked, config.factors(), taken, probing.top_attributes, probing.radius)) {
+      store::Store::ProbeRow row;
+      row.testbed = config.name();
+      row.sample = p.sample;
+      row.attribute = p.attribute;
+      row.priority = p.priority;
+      row.not_before = not_before;
+      probes.push_back(row);
+    }
+  }
+  std::tie(r.id, r.probe_ids) = store.add_mismatch(m, probes);
+  return r;
+}
+
+std::string probes_text(const Recorded& r, std::optional<std::int64_t> from_probe) {
+  if (from_probe) return fmt::format("found by probe {}, no new probes", *from_probe);
+  if (!r.planned) return "probes were planned at this sample before";
+  return fmt::format("{} probe(s) planned", r.probe_ids.size());
+}
+
 }  // namespace
+
+CenterCheck check_centers(store::Store& store, const Config& config, const Sample& sample, double rate,
+                          const std::vector<TrialResult>& trials) {
+  CenterCheck out;
+  // The mean over trials of each stage every measured trial reports.
+  std::map<std::string, double> sum;
+  std::map<std::string, int> seen;
+  int measured = 0;
+  for (const auto& t : trials) {
+    if (t.stage_ms.empty()) continue;
+    ++measured;
+    for (const auto& [stage, ms] : t.stage_ms) {
+      sum[stage] += ms;
+      ++seen[stage];
+    }
+  }
+  if (measured == 0 || !config.model() || !(rate > 0)) return out;
+  std::map<std::string, double> mean;
+  for (const auto& [stage, total] : sum) {
+    if (seen[stage] == measured) mean[stage] = total / measured;
+  }
+  try {
+    PeakExpectation e = expect_peak(config, sample, load_calibrations(store, config), rate);
+    out.centers = center_deviations(e.at.centers, mean);
+    out.worst = deviating_center(out.centers);
+  } catch (const InputError&) {
+    return CenterCheck{};  // no expectation for this sample: nothing to compare the stages with
+  }
+  return out;
+}
 
 std::vector<ClassifiedObservation> classified_observations(store::Store& store, const Config& config,
                                                            const std::vector<MeasuredVsExpected>& rows,
@@ -64,10 +171,6 @@ SearchCheck check_search(store::Store& store, const Config& config, const ProbeC
   if (!(result.peak_high > 0)) measured.low = measured.high = result.peak_rate;
   if (!is_mismatch(expected, measured, probing.tolerance)) return check;
 
-  std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
-  std::vector<RankedAttribute> ranked =
-      rank_attributes(zcart_schema(config), classified_observations(store, config, rows, probing.tolerance));
-
   store::Store::MismatchRow m;
   m.testbed = config.name();
   m.search_id = search_id;
@@ -75,45 +178,62 @@ SearchCheck check_search(store::Store& store, const Config& config, const ProbeC
   m.expected = expected;
   m.measured = result.peak_rate;
   m.ratio = result.peak_rate / expected;
-  nlohmann::json attrs = nlohmann::json::array();
-  for (const auto& r : ranked) attrs.push_back({{"name", r.name}, {"gain", r.gain}});
-  m.attributes_json = attrs.dump();
-
-  std::vector<store::Store::ProbeRow> probes;
-  const bool plan = !from_probe && !store.has_mismatch_at(config.name(), sample);
-  if (plan) {
-    std::set<std::string> taken;
-    for (const auto& r : rows) taken.insert(r.search.sample.key());
-    for (const auto& p : store.probes(config.name(), true)) {
-      if (p.status != "cancelled") taken.insert(p.sample.key());
-    }
-    const std::int64_t not_before = probe_not_before(probing, unix_now());
-    for (const PlannedProbe& p :
-         plan_probes(sample, ranked, config.factors(), taken, probing.top_attributes, probing.radius)) {
-      store::Store::ProbeRow row;
-      row.testbed = config.name();
-      row.sample = p.sample;
-      row.attribute = p.attribute;
-      row.priority = p.priority;
-      row.not_before = not_before;
-      probes.push_back(row);
-    }
+  // The stage times of the trials at λ* against the model's centers at the measured λ*.
+  std::vector<TrialResult> at_peak;
+  for (const auto& load : result.loads) {
+    if (load.verdict == Verdict::kPeak) at_peak.insert(at_peak.end(), load.trials.begin(), load.trials.end());
   }
-  auto [id, probe_ids] = store.add_mismatch(m, probes);
-  check.mismatch_id = id;
-  check.probe_ids = probe_ids;
-  std::ostringstream line;
-  line << fmt::format(
+  const CenterCheck centers = check_centers(store, config, sample, result.peak_rate, at_peak);
+  set_center(m, centers);
+  Recorded r = record_mismatch(store, config, probing, m, from_probe);
+  check.mismatch_id = r.id;
+  check.probe_ids = r.probe_ids;
+  log << fmt::format(
       "mismatch: {} at {} (search {}): measured λ* {:.1f}/s, expected {:.1f}/s (ratio {:.2f}); attributes: "
-      "{}; ",
-      id, sample.key(), search_id, m.measured, m.expected, m.ratio, ranking_text(ranked));
-  if (from_probe)
-    line << fmt::format("found by probe {}, no new probes", *from_probe);
-  else if (!plan)
-    line << "probes were planned at this sample before";
-  else
-    line << fmt::format("{} probe(s) planned", probe_ids.size());
-  log << line.str() << "\n";
+      "{}{}; {}\n",
+      r.id, sample.key(), search_id, m.measured, m.expected, m.ratio, ranking_text(r.ranked),
+      center_text(centers), probes_text(r, from_probe));
+  return check;
+}
+
+FixedRunCheck check_fixed_run(store::Store& store, const Config& config, const ProbeConfig& probing,
+                              const Sample& sample, std::int64_t run_id, double rate,
+                              const std::vector<TrialResult>& trials, const MeanInterval& response,
+                              std::ostream& log) {
+  FixedRunCheck check;
+  check.centers = check_centers(store, config, sample, rate, trials);
+  if (!config.model()) return check;
+  try {
+    PeakExpectation e = expect_peak(config, sample, load_calibrations(store, config), rate);
+    check.bottleneck = e.at.bottleneck;
+    if (e.at.stable && std::isfinite(e.at.response_ms)) check.expected_ms = e.at.response_ms;
+  } catch (const InputError& err) {
+    log << "workbench: no expectation for this run: " << err.what() << "\n";
+    return check;
+  }
+  if (!check.expected_ms) return check;
+  const double expected = *check.expected_ms;
+  check.mismatch =
+      is_mismatch(expected, MeasuredPeak{response.mean, response.low, response.high}, probing.tolerance);
+  if (!check.mismatch) return check;
+
+  store::Store::MismatchRow m;
+  m.testbed = config.name();
+  m.search_id = run_id;
+  m.sample = sample;
+  m.metric = "mean_ms";
+  m.expected = expected;
+  m.measured = response.mean;
+  m.ratio = response.mean / expected;
+  set_center(m, check.centers);
+  Recorded r = record_mismatch(store, config, probing, m, std::nullopt);
+  check.mismatch_id = r.id;
+  check.probe_ids = r.probe_ids;
+  log << fmt::format(
+      "mismatch: {} at {} (fixed-rate run {} at {:g}/s): measured R {:.3g} ms (CI {:.3g}-{:.3g}), expected "
+      "{:.3g} ms (ratio {:.2f}); attributes: {}{}; {}\n",
+      r.id, sample.key(), run_id, rate, response.mean, response.low, response.high, expected, m.ratio,
+      ranking_text(r.ranked), center_text(check.centers), probes_text(r, std::nullopt));
   return check;
 }
 

@@ -31,6 +31,35 @@ SearchCheck check_search(store::Store& store, const Config& config, const ProbeC
                          const Sample& sample, std::int64_t search_id, const SearchResult& result,
                          std::optional<std::int64_t> from_probe, std::ostream& log);
 
+// The expectation model's centers at `rate` next to the mean stage times of `trials` (those with
+// stage times; TrialResult::stage_ms): every compared center and the one that deviates most
+// (models/mismatch.hpp). Empty when no trial has stage times, the config has no [model], or the
+// model cannot be solved for this sample.
+struct CenterCheck {
+  std::vector<CenterDeviation> centers;
+  std::optional<CenterDeviation> worst;
+};
+CenterCheck check_centers(store::Store& store, const Config& config, const Sample& sample, double rate,
+                          const std::vector<TrialResult>& trials);
+
+// A fixed-rate run (`workbench trial`): the trials of `sample` at one rate, stored as search
+// `run_id`, against the expectation's R(rate) [issue 8.2]. A mismatch when R_expected lies
+// outside the CI of the mean response time and is off by more than probing.tolerance of it; it
+// is recorded with metric "mean_ms", ranked attributes, the deviating center when the trials
+// carry stage times, and plans probes like a search's mismatch.
+struct FixedRunCheck {
+  std::optional<double> expected_ms;  // nullopt: no [model], unsolvable, or saturated at this rate
+  std::string bottleneck;
+  bool mismatch = false;
+  std::optional<std::int64_t> mismatch_id;
+  std::vector<std::int64_t> probe_ids;
+  CenterCheck centers;
+};
+FixedRunCheck check_fixed_run(store::Store& store, const Config& config, const ProbeConfig& probing,
+                              const Sample& sample, std::int64_t run_id, double rate,
+                              const std::vector<TrialResult>& trials, const MeanInterval& response,
+                              std::ostream& log);
+
 // The testbed's found searches with an expectation, classified by the mismatch rule, for the
 // information-gain ranking (samples without a level of every factor are left out).
 std::vector<ClassifiedObservation> classified_observations(store::Store& store, const Config& config,

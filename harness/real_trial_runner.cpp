@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "core/asio.hpp"
 #include "core/error.hpp"
+#include "core/rpc_protocol.hpp"
 #include "harness/local_executor.hpp"
 #include "harness/shell_quote.hpp"
 #include "harness/ssh_executor.hpp"
@@ -55,7 +57,82 @@ bool tcp_accepts(const std::string& address, int port) {
   return ok;
 }
 
+// refserver's stats request flag: reset the counters after answering (sut/stage_stats.hpp
+// kFlagStatsReset; sut/ is a stand-alone program the harness does not link).
+constexpr std::uint8_t kStatsResetFlag = 2;
+
+// One stats request to refserver at address:port; its JSON, or throws Error.
+nlohmann::json fetch_stats(const std::string& address, int port, bool reset,
+                           std::chrono::milliseconds timeout) {
+  namespace asio = boost::asio;
+  asio::io_context io;
+  asio::ip::tcp::socket socket(io);
+  boost::system::error_code parse_ec;
+  auto ip = asio::ip::make_address(address, parse_ec);
+  if (parse_ec) throw Error(fmt::format("refserver stats: '{}' is not an IP address", address));
+  asio::ip::tcp::endpoint endpoint(ip, static_cast<unsigned short>(port));
+  std::array<std::uint8_t, rpc::kLengthSize> length{};
+  std::vector<std::uint8_t> body;
+  std::optional<boost::system::error_code> done;
+  rpc::Request req;
+  req.op = rpc::Op::kStats;
+  req.flags = reset ? kStatsResetFlag : 0;
+  req.id = 1;
+  const auto frame = rpc::encode_request(req);
+  auto fail = [&](boost::system::error_code ec) { done = ec; };
+  socket.async_connect(endpoint, [&](boost::system::error_code ec) {
+    if (ec) return fail(ec);
+    asio::async_write(socket, asio::buffer(frame), [&](boost::system::error_code ec2, std::size_t) {
+      if (ec2) return fail(ec2);
+      asio::async_read(socket, asio::buffer(length), [&](boost::system::error_code ec3, std::size_t) {
+        if (ec3) return fail(ec3);
+        std::uint32_t n = rpc::get_u32(length.data());
+        if (n < rpc::kResponseHeaderSize || n > rpc::kMaxFrame) return fail(asio::error::invalid_argument);
+        body.resize(n);
+        asio::async_read(socket, asio::buffer(body),
+                         [&](boost::system::error_code ec4, std::size_t) { fail(ec4); });
+      });
+    });
+  });
+  io.run_for(timeout);
+  const std::string where = fmt::format("refserver stats from {}:{}", address, port);
+  if (!done) throw Error(where + ": no answer within " + std::to_string(timeout.count()) + " ms");
+  if (*done) throw Error(where + ": " + done->message());
+  if (body[8] != static_cast<std::uint8_t>(rpc::Status::kOk)) throw Error(where + ": the server refused");
+  try {
+    return nlohmann::json::parse(body.begin() + rpc::kResponseHeaderSize, body.end());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(where + ": not JSON: " + e.what());
+  }
+}
+
 }  // namespace
+
+bool sut_reports_stages(const TestbedConfig& testbed) {
+  return testbed.sut.start.find("{refserver}") != std::string::npos;
+}
+
+std::map<std::string, double> stage_means_from_refserver_stats(const nlohmann::json& stats) {
+  std::map<std::string, double> totals;
+  double count = 0;
+  try {
+    const auto& ops = stats.at("ops");
+    for (const char* kind : {"read", "write", "metadata"}) {
+      if (!ops.contains(kind)) continue;
+      const auto& op = ops.at(kind);
+      const double n = op.value("count", 0.0);
+      if (n <= 0) continue;
+      count += n;
+      for (const auto& [stage, v] : op.at("stages").items()) totals[stage] += v.at("total_ms").get<double>();
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("refserver stats: unexpected shape: ") + e.what());
+  }
+  std::map<std::string, double> means;
+  if (count <= 0) return means;
+  for (const auto& [stage, total] : totals) means[stage] = total / count;
+  return means;
+}
 
 ProgramPaths locate_programs() {
   std::vector<fs::path> dirs;
@@ -208,6 +285,15 @@ void RealTrialRunner::wait_ready(Host& h) {
                           sut_->describe()));
 }
 
+std::optional<nlohmann::json> RealTrialRunner::sut_stats(bool reset) {
+  try {
+    return fetch_stats(testbed_.sut.address, testbed_.sut.port, reset, 2000ms);
+  } catch (const Error& e) {
+    if (options_.log) options_.log(fmt::format("no stage times for this trial: {}", e.what()));
+    return std::nullopt;
+  }
+}
+
 std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sample, double rate,
                                                       double runlength_s, std::uint64_t trial_index,
                                                       std::size_t generator_index) {
@@ -284,6 +370,9 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
     }
   };
   double limit_s = w.warmup_s + runlength_s + w.timeout_s + 30;
+  // The counters start at zero with this trial's load (not the previous trial's, nor the wait
+  // for readiness).
+  const bool stages = sut_reports_stages(testbed_) && sut_stats(true).has_value();
   try {
     for (std::size_t i = 0; i < w.hosts.size(); ++i) {
       Host& h = host(w.hosts[i]);
@@ -339,6 +428,16 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
     throw Error(fmt::format("the SUT exited during the trial (exit {}): {}", dead->exit_status, why));
   }
   LoadResult m = merge_results(parts);
+  std::map<std::string, double> stage_ms;
+  if (stages) {
+    if (auto stats = sut_stats(false)) {
+      try {
+        stage_ms = stage_means_from_refserver_stats(*stats);
+      } catch (const Error& e) {
+        if (options_.log) options_.log(fmt::format("no stage times for this trial: {}", e.what()));
+      }
+    }
+  }
 
   TrialResult t;
   t.offered_rate = rate;
@@ -355,6 +454,7 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
   t.p99_ms = static_cast<double>(hist.percentile_ns(99)) / 1e6;
   t.max_ms = static_cast<double>(hist.max_ns()) / 1e6;
   t.cost_s = std::chrono::duration<double>(Clock::now() - started).count() + w.overhead_s;
+  t.stage_ms = std::move(stage_ms);
   if (testbed_.sut.restart == Restart::kPerTrial) stop_sut();
   return t;
 }

@@ -3,8 +3,11 @@
 // wbload on every generator host in parallel with its share of λ, merges their histograms
 // exactly and returns one TrialResult.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/config.hpp"
 #include "core/trial.hpp"
@@ -30,10 +33,25 @@ struct RealRunnerOptions {
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
 
+// Whether the SUT reports per-stage times: its [sut] start command runs the bundled refserver
+// ({refserver}), which answers a stats request (sut/stage_stats.hpp).
+bool sut_reports_stages(const TestbedConfig& testbed);
+
+// Mean time per request in each stage, ms, from a refserver stats object: every stage's total
+// over reads, writes and metadata requests divided by their count (a metadata request spends 0
+// in the disk stages, so disk means are per request, like the model's per-request times).
+// Empty when the stats counted no such request. Throws Error when the object has another shape.
+std::map<std::string, double> stage_means_from_refserver_stats(const nlohmann::json& stats);
+
 // Makes the executor for one host: local or SSH. Throws Error (host key, auth, unreachable).
 std::unique_ptr<Executor> connect_host(const HostConfig& host);
 
 // Runs trials on the hosts of a real testbed.
+//
+// Stages: when sut_reports_stages(), every trial resets refserver's counters just before the
+// generators start and reads them when they are done, over a TCP connection from this machine to
+// [sut] address:port; TrialResult::stage_ms holds the means. Stats that cannot be read (the SUT's
+// address not reachable from here) leave stage_ms empty and are logged; the trial stands.
 //
 // Lifecycle: the SUT is (re)started when the sample changes (restart = "per-sample") or before
 // every trial ("per-trial"), after the [sut] setup commands; it is stopped (its whole process
@@ -59,6 +77,7 @@ class RealTrialRunner final : public TrialRunner {
   void start_sut(const Sample& sample);
   void wait_ready(Host& sut_host);
   std::map<std::string, std::string> values_for(Host& h, const Sample& sample);
+  std::optional<nlohmann::json> sut_stats(bool reset);
   std::vector<std::string> wbload_argv(Host& h, const Sample& sample, double rate, double runlength_s,
                                        std::uint64_t trial_index, std::size_t generator_index);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "core/error.hpp"
@@ -74,6 +75,63 @@ std::vector<RankedAttribute> rank_attributes(const std::vector<Attribute>& schem
   std::stable_sort(out.begin(), out.end(),
                    [](const RankedAttribute& x, const RankedAttribute& y) { return x.gain > y.gain; });
   return out;
+}
+
+std::string stages_of_center(const CenterResult& center) {
+  if (center.pool) return "thread_queue";
+  if (center.name == "cpu") return "cpu";
+  if (center.name == "disk") return "disk_queue+disk";
+  return "";
+}
+
+std::vector<CenterDeviation> center_deviations(const std::vector<CenterResult>& centers,
+                                               const std::map<std::string, double>& stage_ms) {
+  std::vector<CenterDeviation> out;
+  for (const CenterResult& c : centers) {
+    const std::string stages = stages_of_center(c);
+    if (stages.empty() || !std::isfinite(c.response_ms)) continue;
+    double measured = 0;
+    bool covered = true;
+    for (std::size_t start = 0; start <= stages.size();) {
+      std::size_t end = stages.find('+', start);
+      if (end == std::string::npos) end = stages.size();
+      auto it = stage_ms.find(stages.substr(start, end - start));
+      if (it == stage_ms.end()) {
+        covered = false;
+        break;
+      }
+      measured += it->second;
+      start = end + 1;
+    }
+    if (!covered) continue;
+    CenterDeviation d;
+    d.center = c.name;
+    d.stages = stages;
+    d.predicted_ms = c.response_ms;
+    d.measured_ms = measured;
+    d.deviation = c.response_ms > 0 ? (measured - c.response_ms) / c.response_ms
+                                    : (measured > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    out.push_back(d);
+  }
+  double total = 0;
+  for (const auto& d : out) total += d.predicted_ms;
+  for (auto& d : out) d.share = total > 0 ? (d.measured_ms - d.predicted_ms) / total : 0.0;
+  return out;
+}
+
+std::optional<CenterDeviation> deviating_center(const std::vector<CenterDeviation>& deviations) {
+  const CenterDeviation* best = nullptr;
+  for (const auto& d : deviations) {
+    if (best == nullptr || std::abs(d.share) > std::abs(best->share)) best = &d;
+  }
+  if (best == nullptr) return std::nullopt;
+  return *best;
+}
+
+std::string center_deviation_text(const CenterDeviation& d) {
+  std::string rel = std::isfinite(d.deviation) ? fmt::format("{:+.0f}%", d.deviation * 100) : "predicted 0";
+  return fmt::format("{}: {:.3g} ms measured vs {:.3g} ms predicted ({})", d.center, d.measured_ms,
+                     d.predicted_ms, rel);
 }
 
 }  // namespace wb

@@ -3,10 +3,12 @@
 // model, and which attributes go with the disagreement?
 //
 // Pure functions: no I/O, no clock. The controller feeds them stored searches.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/open_network.hpp"
 #include "models/zcart.hpp"
 
 namespace wb {
@@ -52,5 +54,37 @@ double class_entropy(std::size_t mismatches, std::size_t total);
 // Throws InputError when an observation's size differs from the schema's.
 std::vector<RankedAttribute> rank_attributes(const std::vector<Attribute>& schema,
                                              const std::vector<ClassifiedObservation>& observations);
+
+// One center of the expectation model next to the SUT's per-stage times [issue 8.2]: which
+// center's measured time deviates most from its prediction at the measured rate.
+struct CenterDeviation {
+  std::string center;
+  std::string stages;       // the stages that measure it, e.g. "disk_queue+disk"
+  double predicted_ms = 0;  // per request (CenterResult::response_ms)
+  double measured_ms = 0;   // per request: the sum of its stages' means
+  double deviation = 0;     // (measured - predicted) / predicted; +inf when predicted is 0
+  double share = 0;         // (measured - predicted) / the predicted R of all compared centers
+};
+
+// The stages of refserver (sut/stage_stats.hpp) that measure a center, "+"-joined: a pool (its
+// response is the wait for a token) -> "thread_queue"; a center named "cpu" -> "cpu"; one named
+// "disk" -> "disk_queue+disk" (its response is wait plus service). Empty: no stage covers it.
+std::string stages_of_center(const CenterResult& center);
+
+// Each model center a stage covers, compared with the measured stage means (ms per request, by
+// stage name). Centers the stages do not cover, or whose stages are missing from `stage_ms`, or
+// whose prediction is not finite (saturated), are skipped. In model order.
+std::vector<CenterDeviation> center_deviations(const std::vector<CenterResult>& centers,
+                                               const std::map<std::string, double>& stage_ms);
+
+// The center whose measured time deviates most: largest |share|, i.e. the center where most of the
+// difference between measured and predicted response time is spent. The ratio to its own
+// prediction (`deviation`) is reported but does not rank: a center predicted near zero (the
+// token wait of a lightly loaded pool) would win on a few microseconds of noise, and a center
+// doubling a 0.01 ms time explains nothing of a mismatch. nullopt when `deviations` is empty.
+std::optional<CenterDeviation> deviating_center(const std::vector<CenterDeviation>& deviations);
+
+// "disk: 9.12 ms measured vs 3.05 ms predicted (+199%)".
+std::string center_deviation_text(const CenterDeviation& d);
 
 }  // namespace wb
