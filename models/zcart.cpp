@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
@@ -100,6 +101,7 @@ ZCart::ZCart(std::vector<Attribute> schema, ZCartOptions options)
         "zcart: invalid options (need tolerance > 0, min_leaf >= 1, max_depth >= 0, "
         "max_bins >= 2, retrain_growth >= 0, min_gain >= 0)");
   nodes_.emplace_back();
+  index_nodes();
 }
 
 int ZCart::band_of(double ratio) const {
@@ -202,19 +204,38 @@ void ZCart::add(const Observation& observation) {
     nodes_[path[i]].fidelity_count = nodes_[path[i]].fidelity_count + fidelity_after - fidelity_before;
 }
 
-int ZCart::leaf_of(const double* values) const {
-  int id = 0;
-  while (nodes_[id].attr >= 0) {
-    const Node& nd = nodes_[id];
-    double v = values[nd.attr];
-    bool left;
-    if (nd.left_cats.empty()) {
-      left = v <= nd.threshold;
-    } else {
-      auto c = static_cast<std::size_t>(v);
-      left = v >= 0 && c < nd.left_cats.size() && nd.left_cats[c] != 0;
+void ZCart::index_nodes() {
+  steps_.resize(nodes_.size());
+  threshold_text_.clear();
+  threshold_at_.assign(nodes_.size(), {0, 0});
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& nd = nodes_[i];
+    steps_[i] = Step{nd.threshold, nd.attr, nd.left, nd.right, nd.left_cats.empty() ? 0 : 1};
+    if (nd.attr >= 0 && nd.left_cats.empty()) {
+      std::size_t at = threshold_text_.size();
+      fmt::format_to(std::back_inserter(threshold_text_), "{}", nd.threshold);
+      threshold_at_[i] = {static_cast<std::uint32_t>(at),
+                          static_cast<std::uint32_t>(threshold_text_.size() - at)};
     }
-    id = left ? nd.left : nd.right;
+  }
+}
+
+bool ZCart::goes_left(int id, double v) const {
+  const Step& st = steps_[static_cast<std::size_t>(id)];
+  if (st.categorical == 0) return v <= st.threshold;
+  const auto& cats = nodes_[static_cast<std::size_t>(id)].left_cats;
+  auto c = static_cast<std::size_t>(v);
+  return v >= 0 && c < cats.size() && cats[c] != 0;
+}
+
+int ZCart::leaf_of(const double* values) const {
+  const Step* steps = steps_.data();
+  int id = 0;
+  while (steps[id].attr >= 0) {
+    const Step& st = steps[id];
+    double v = values[st.attr];
+    bool left = st.categorical == 0 ? v <= st.threshold : goes_left(id, v);
+    id = left ? st.left : st.right;
   }
   return id;
 }
@@ -223,7 +244,7 @@ double ZCart::predict_value(const double* values, double expected) const {
   return expected * nodes_[leaf_of(values)].correction;
 }
 
-ZCartPrediction ZCart::predict(const std::vector<double>& values, double expected) const {
+ZCartPrediction ZCart::predict(const std::vector<double>& values, double expected, bool with_rule) const {
   if (values.size() != table_.attributes())
     throw InputError(fmt::format("zcart: prediction has {} attribute values, schema has {}", values.size(),
                                  table_.attributes()));
@@ -239,7 +260,7 @@ ZCartPrediction ZCart::predict(const std::vector<double>& values, double expecte
     double var = (leaf.sum_ratio_sq - leaf.sum_ratio * leaf.sum_ratio / n) / (n - 1);
     p.spread = expected * std::sqrt(std::max(0.0, var));
   }
-  p.rule = rule_of(values.data());
+  if (with_rule) p.rule = rule_of(values.data());
   return p;
 }
 

@@ -40,6 +40,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -126,8 +127,10 @@ class ZCart {
   // Rebuilds the whole tree from every observation held (equals fit() on them).
   void retrain();
 
-  // values: one per schema attribute. Walks the tree; O(depth).
-  ZCartPrediction predict(const std::vector<double>& values, double expected = 1.0) const;
+  // values: one per schema attribute. Walks the tree; O(depth), no allocation but the rule text,
+  // which is built only when with_rule.
+  ZCartPrediction predict(const std::vector<double>& values, double expected = 1.0,
+                          bool with_rule = true) const;
   // expected * correction only, without building the rule text.
   double predict_value(const double* values, double expected = 1.0) const;
 
@@ -165,6 +168,9 @@ class ZCart {
  private:
   friend class ZCartBuilder;
   int leaf_of(const double* values) const;
+  bool goes_left(int id, double v) const;
+  // Rebuilds steps_ from nodes_; every change of the tree's shape ends with it.
+  void index_nodes();
   std::string rule_of(const double* values) const;
   int band_of(double ratio) const;
   void finish_leaf(Node& node) const;
@@ -174,6 +180,17 @@ class ZCart {
   ZCartOptions options_;
   ObservationTable table_;
   std::vector<Node> nodes_;
+  // The routing part of nodes_, compact for the prediction walk (node i is steps_[i]).
+  struct Step {
+    double threshold = 0;
+    std::int32_t attr = -1;  // -1: leaf
+    std::int32_t left = -1, right = -1;
+    std::int32_t categorical = 0;  // 1: the split is nodes_[i].left_cats
+  };
+  std::vector<Step> steps_;
+  // Numeric split thresholds as rule text ("{}" of the threshold), so a rule is built by appending.
+  std::string threshold_text_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> threshold_at_;  // node -> (offset, length)
 };
 
 const char* to_string(SplitCriterion c);

@@ -1,9 +1,11 @@
 // Z-CART as text (rule paths, `workbench model show`) and as JSON (for the store).
+#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
+#include <boost/container/small_vector.hpp>
 
 #include "core/error.hpp"
 #include "models/zcart.hpp"
@@ -39,52 +41,70 @@ std::string leaf_text(const ZCart::Node& nd) {
 }  // namespace
 
 std::string ZCart::rule_of(const double* values) const {
-  // Numeric bounds on one attribute merge into the tightest pair: "8 < threads <= 32".
+  // Numeric bounds on one attribute merge into the tightest pair: "8 < threads <= 32". Parts are
+  // listed in the order their attribute (numeric) or split (categorical) first appears on the path.
+  // Thresholds come preformatted (threshold_text_); for trees of up to 32 levels and 16 attributes
+  // nothing but the returned string is allocated.
   struct Bounds {
-    std::optional<double> lo, hi;
+    int lo = -1, hi = -1;  // the node whose threshold is the bound; -1: none
   };
-  std::vector<std::string> parts;
-  std::vector<int> order;
-  std::vector<Bounds> bounds(table_.attributes());
+  struct Part {
+    int attr_or_node;  // numeric: attribute; categorical: -1 - node id
+    bool left;         // categorical: the branch taken
+  };
+  boost::container::small_vector<Part, 32> order;
+  boost::container::small_vector<Bounds, 16> bounds(table_.attributes());
   const auto& schema = table_.schema();
+  const Step* steps = steps_.data();
   int id = 0;
-  while (nodes_[id].attr >= 0) {
-    const Node& nd = nodes_[id];
-    double v = values[nd.attr];
-    bool left;
-    if (nd.left_cats.empty()) {
-      left = v <= nd.threshold;
-      Bounds& bd = bounds[nd.attr];
-      if (!bd.lo && !bd.hi) order.push_back(nd.attr);
-      if (left)
-        bd.hi = bd.hi ? std::min(*bd.hi, nd.threshold) : nd.threshold;
-      else
-        bd.lo = bd.lo ? std::max(*bd.lo, nd.threshold) : nd.threshold;
+  while (steps[id].attr >= 0) {
+    const Step& st = steps[id];
+    bool left = goes_left(id, values[st.attr]);
+    if (st.categorical == 0) {
+      Bounds& bd = bounds[static_cast<std::size_t>(st.attr)];
+      if (bd.lo < 0 && bd.hi < 0) order.push_back({st.attr, false});
+      // As std::min / std::max: an equal threshold keeps the earlier bound.
+      if (left) {
+        if (bd.hi < 0 || st.threshold < steps[bd.hi].threshold) bd.hi = id;
+      } else {
+        if (bd.lo < 0 || steps[bd.lo].threshold < st.threshold) bd.lo = id;
+      }
     } else {
-      auto c = static_cast<std::size_t>(v);
-      left = v >= 0 && c < nd.left_cats.size() && nd.left_cats[c] != 0;
-      order.push_back(-1 - static_cast<int>(parts.size()));
-      parts.push_back(condition(schema[nd.attr], nd, left));
+      order.push_back({-1 - id, left});
     }
-    id = left ? nd.left : nd.right;
+    id = left ? st.left : st.right;
   }
   std::string rule;
-  for (int o : order) {
-    std::string part;
-    if (o < 0) {
-      part = parts[static_cast<std::size_t>(-1 - o)];
-    } else {
-      const Bounds& bd = bounds[o];
-      const std::string& name = schema[o].name;
-      if (bd.lo && bd.hi)
-        part = fmt::format("{} < {} <= {}", *bd.lo, name, *bd.hi);
-      else if (bd.lo)
-        part = fmt::format("{} > {}", name, *bd.lo);
-      else
-        part = fmt::format("{} <= {}", name, *bd.hi);
-    }
+  if (order.empty()) return rule;
+  auto text = [this](int node) {
+    auto [at, len] = threshold_at_[static_cast<std::size_t>(node)];
+    return std::string_view(threshold_text_).substr(at, len);
+  };
+  rule.reserve(40 * order.size());
+  for (const Part& part : order) {
     if (!rule.empty()) rule += " and ";
-    rule += part;
+    if (part.attr_or_node < 0) {
+      const Node& nd = nodes_[static_cast<std::size_t>(-1 - part.attr_or_node)];
+      rule += condition(schema[static_cast<std::size_t>(nd.attr)], nd, part.left);
+      continue;
+    }
+    const Bounds& bd = bounds[static_cast<std::size_t>(part.attr_or_node)];
+    const std::string& name = schema[static_cast<std::size_t>(part.attr_or_node)].name;
+    if (bd.lo >= 0 && bd.hi >= 0) {
+      rule += text(bd.lo);
+      rule += " < ";
+      rule += name;
+      rule += " <= ";
+      rule += text(bd.hi);
+    } else if (bd.lo >= 0) {
+      rule += name;
+      rule += " > ";
+      rule += text(bd.lo);
+    } else {
+      rule += name;
+      rule += " <= ";
+      rule += text(bd.hi);
+    }
   }
   return rule;
 }
@@ -214,6 +234,7 @@ ZCart ZCart::from_json(const nlohmann::json& j) {
       t.nodes_.push_back(std::move(nd));
     }
     if (t.nodes_.empty()) throw InputError("zcart json: no nodes");
+    t.index_nodes();
     if (j.contains("observations")) {
       std::vector<double> values;
       for (const auto& ob : j.at("observations")) {

@@ -468,11 +468,12 @@ void ZCart::rebuild(int node_id, std::vector<std::uint32_t> rows, int depth) {
   nodes_[node_id].rows.clear();
   if (rows.empty()) {
     finish_leaf(nodes_[node_id]);
-    return;
+  } else {
+    bool whole_table = node_id == 0 && rows.size() == table_.size();
+    ZCartBuilder builder(*this, rows, whole_table);
+    builder.build(node_id, depth);
   }
-  bool whole_table = node_id == 0 && rows.size() == table_.size();
-  ZCartBuilder builder(*this, rows, whole_table);
-  builder.build(node_id, depth);
+  index_nodes();
 }
 
 }  // namespace wb
