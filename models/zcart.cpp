@@ -14,7 +14,10 @@
 namespace wb {
 
 ObservationTable::ObservationTable(std::vector<Attribute> schema)
-    : schema_(std::move(schema)), dict_values_(schema_.size()), dict_(schema_.size()) {
+    : schema_(std::move(schema)),
+      dict_values_(schema_.size()),
+      small_(schema_.size()),
+      dict_(schema_.size()) {
   for (const auto& a : schema_)
     if (a.kind == AttributeKind::kCategorical && a.categories.empty())
       throw InputError(fmt::format("zcart: categorical attribute '{}' has no categories", a.name));
@@ -55,6 +58,17 @@ std::uint32_t ObservationTable::add(const double* values, double expected, doubl
       continue;
     }
     if (v == 0) v = 0;  // -0.0 and 0.0 are one value
+    if (v >= 0 && v < kSmallValues && static_cast<double>(static_cast<std::uint32_t>(v)) == v) {
+      auto& small = small_[a];
+      if (small.empty()) small.assign(kSmallValues, 0);
+      std::uint32_t& slot = small[static_cast<std::uint32_t>(v)];
+      if (slot == 0) {
+        dict_values_[a].push_back(v);
+        slot = static_cast<std::uint32_t>(dict_values_[a].size());
+      }
+      codes_.push_back(slot - 1);
+      continue;
+    }
     auto [it, inserted] = dict_[a].try_emplace(v, static_cast<std::uint32_t>(dict_values_[a].size()));
     if (inserted) dict_values_[a].push_back(v);
     codes_.push_back(it->second);

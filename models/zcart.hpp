@@ -112,6 +112,10 @@ class ObservationTable {
   std::vector<std::uint32_t> codes_;
   std::vector<double> ratio_;
   std::vector<std::vector<double>> dict_values_;
+  // Value -> code: small non-negative integers (the usual factor levels) through a direct array,
+  // every other value through the hash map; a value always takes the same path.
+  static constexpr std::uint32_t kSmallValues = 4096;
+  std::vector<std::vector<std::uint32_t>> small_;  // integer value -> code + 1 (0: not seen yet)
   std::vector<std::unordered_map<double, std::uint32_t>> dict_;
 };
 
