@@ -43,6 +43,11 @@ double from_bits(std::uint64_t u) {
   return v;
 }
 
+// Node rows are gathered through order_ (ascending but sparse below the root): prefetching the row a
+// few iterations ahead hides most of the miss latency. A hint only; it changes no result.
+constexpr std::size_t kAhead = 16;
+inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 1); }
+
 double entropy(double k, double n) {  // binary entropy of k successes in n [000 eq. 2]
   if (k <= 0 || k >= n) return 0;
   double p = k / n, q = 1 - p;
@@ -203,6 +208,7 @@ class ZCartBuilder {
     std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
     if (e - b > kSmall) {
       for (std::size_t i = b; i < e; ++i) {
+        if (i + kAhead < e) prefetch(ratio_ + order_[i + kAhead]);
         std::uint64_t u = bits(ratio_[order_[i]]);
         lo = std::min(lo, u);
         hi = std::max(hi, u);
@@ -212,6 +218,7 @@ class ZCartBuilder {
         while (((hi - lo) >> shift) >= kBuckets) ++shift;
         counts_.assign(static_cast<std::size_t>((hi - lo) >> shift) + 1, 0);
         for (std::size_t i = b; i < e; ++i) {
+          if (i + kAhead < e) prefetch(ratio_ + order_[i + kAhead]);
           std::uint64_t u = bits(ratio_[order_[i]]);
           if (u >= lo && u <= hi) ++counts_[static_cast<std::size_t>((u - lo) >> shift)];
         }
@@ -229,6 +236,7 @@ class ZCartBuilder {
     }
     scratch_.clear();
     for (std::size_t i = b; i < e; ++i) {
+      if (i + kAhead < e) prefetch(ratio_ + order_[i + kAhead]);
       double x = ratio_[order_[i]];
       std::uint64_t u = bits(x);
       if (u >= lo && u <= hi) scratch_.push_back(x);
@@ -260,6 +268,11 @@ class ZCartBuilder {
       std::uint64_t* hp = packed_.data();
       const double tol = opt_.tolerance;
       for (std::size_t i = b; i < e; ++i) {
+        if (i + kAhead < e) {
+          std::uint32_t f = order_[i + kAhead];
+          prefetch(bins + static_cast<std::size_t>(f) * na);
+          prefetch(ratio_ + f);
+        }
         std::uint32_t l = order_[i];
         double x = ratio_[l];
         std::uint64_t inc = std::abs(ref - x) <= tol * x ? (std::uint64_t{1} << 32) + 1 : 1;
@@ -277,6 +290,11 @@ class ZCartBuilder {
     const bool log_target = opt_.criterion == SplitCriterion::kLogRatioVariance;
     Bin* hb = h.data();
     for (std::size_t i = b; i < e; ++i) {
+      if (i + kAhead < e) {
+        std::uint32_t f = order_[i + kAhead];
+        prefetch(bins + static_cast<std::size_t>(f) * na);
+        prefetch(ratio_ + f);
+      }
       std::uint32_t l = order_[i];
       double y = log_target ? std::log(ratio_[l]) : ratio_[l];
       double y2 = y * y;
@@ -353,6 +371,7 @@ class ZCartBuilder {
     const std::size_t a = static_cast<std::size_t>(s.attr);
     std::size_t w = b, nr = 0;
     for (std::size_t i = b; i < e; ++i) {
+      if (i + kAhead < e) prefetch(bins + static_cast<std::size_t>(order_[i + kAhead]) * a_ + a);
       std::uint32_t l = order_[i];
       std::uint32_t bin = bins[static_cast<std::size_t>(l) * a_ + a];
       bool left = s.left_cats.empty() ? bin <= s.bin : s.left_cats[bin] != 0;
