@@ -3,6 +3,7 @@
 
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
@@ -48,9 +49,20 @@ int run_list(const CommonOptions& common, const ProbeOptions& o) {
   Config config = Config::load(common.config);
   store::Store store(common.store_or(config.store_path()));
   std::vector<store::Store::ProbeRow> probes = store.probes(config.name(), o.all);
+  std::map<std::int64_t, store::Store::MismatchRow> mismatches;  // of the listed probes
+  for (const auto& p : probes) {
+    if (mismatches.count(p.mismatch_id) == 0) {
+      if (auto m = store.mismatch(p.mismatch_id)) mismatches.emplace(p.mismatch_id, *m);
+    }
+  }
   if (common.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& p : probes) out.push_back(probe_json(config, p));
+    for (const auto& p : probes) {
+      nlohmann::json j = probe_json(config, p);
+      auto m = mismatches.find(p.mismatch_id);
+      j["center"] = m != mismatches.end() && m->second.center ? nlohmann::json(*m->second.center) : nullptr;
+      out.push_back(j);
+    }
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -64,6 +76,11 @@ int run_list(const CommonOptions& common, const ProbeOptions& o) {
     std::cout << fmt::format("{:>5}  {:>8}  {:<10}  {:>8g}  {:<20}  {:<10}  {}{}\n", p.id, p.mismatch_id,
                              p.status, p.priority, utc_text(p.not_before), p.attribute, p.sample.key(),
                              p.search_id ? fmt::format("  (search {})", *p.search_id) : "");
+  }
+  for (const auto& [id, m] : mismatches) {
+    std::string center = mismatch_center_text(m);
+    std::cout << fmt::format("mismatch {} at {} ({}): {}{}\n", id, m.sample.key(), m.status,
+                             mismatch_figures_text(m), center.empty() ? "" : "; center " + center);
   }
   return 0;
 }

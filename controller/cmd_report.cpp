@@ -9,6 +9,7 @@
 #include "controller/cli.hpp"
 #include "controller/expectation_record.hpp"
 #include "controller/peak_report.hpp"
+#include "controller/probe_check.hpp"
 #include "core/error.hpp"
 #include "store/store.hpp"
 
@@ -27,6 +28,8 @@ int run_report(const CommonOptions& common) {
   store::Store store(common.store_or(config.store_path()));
   std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
   Fidelity fidelity = expectation_fidelity(rows);
+  // Every mismatch: of λ* (searches) and of the mean response time (fixed-rate runs).
+  std::vector<store::Store::MismatchRow> mismatches = store.mismatches(config.name(), false, "");
 
   if (common.json) {
     nlohmann::json searches = nlohmann::json::array();
@@ -51,6 +54,21 @@ int run_report(const CommonOptions& common) {
                        {"tolerance", kExpectationTolerance},
                        {"fidelity", opt_json(fidelity.value)},
                        {"fidelity_n", fidelity.n}};
+    nlohmann::json mj = nlohmann::json::array();
+    for (const auto& m : mismatches) {
+      mj.push_back({{"mismatch_id", m.id},
+                    {"search_id", m.search_id},
+                    {"sample", sample_json(config, m.sample)},
+                    {"metric", m.metric},
+                    {"expected", m.expected},
+                    {"measured", m.measured},
+                    {"ratio", m.ratio},
+                    {"status", m.status},
+                    {"attributes", nlohmann::json::parse(m.attributes_json)},
+                    {"center", m.center ? nlohmann::json(*m.center) : nlohmann::json()},
+                    {"center_detail", mismatch_center_json(m)}});
+    }
+    out["mismatches"] = mj;
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -73,6 +91,12 @@ int run_report(const CommonOptions& common) {
         kExpectationTolerance * 100, *fidelity.value * 100, fidelity.n);
   } else {
     fmt::print("no found search with an expectation yet: fidelity unknown\n");
+  }
+  if (!mismatches.empty()) fmt::print("mismatches:\n");
+  for (const auto& m : mismatches) {
+    std::string center = mismatch_center_text(m);
+    fmt::print("  {:>4}  {:<6} {} (search {}): {}{}\n", m.id, m.status, m.sample.key(), m.search_id,
+               mismatch_figures_text(m), center.empty() ? "" : "; center " + center);
   }
   return 0;
 }

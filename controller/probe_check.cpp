@@ -113,6 +113,43 @@ std::string probes_text(const Recorded& r, std::optional<std::int64_t> from_prob
 
 }  // namespace
 
+std::string mismatch_figures_text(const store::Store::MismatchRow& m) {
+  if (m.metric == "mean_ms") {
+    return fmt::format("R {:.3g} ms measured, {:.3g} ms expected (ratio {:.2f})", m.measured, m.expected,
+                       m.ratio);
+  }
+  return fmt::format("λ* {:.1f}/s measured, {:.1f}/s expected (ratio {:.2f})", m.measured, m.expected,
+                     m.ratio);
+}
+
+nlohmann::json mismatch_center_json(const store::Store::MismatchRow& m) {
+  if (!m.center || m.center_json.empty()) return nullptr;
+  try {
+    for (const auto& c : nlohmann::json::parse(m.center_json)) {
+      if (c.value("center", "") == *m.center) return c;
+    }
+  } catch (const nlohmann::json::exception&) {  // written by this code; unreadable means no figures
+  }
+  return nullptr;
+}
+
+std::string mismatch_center_text(const store::Store::MismatchRow& m) {
+  if (!m.center) return "";
+  nlohmann::json c = mismatch_center_json(m);
+  if (c.is_null()) return *m.center;
+  try {
+    CenterDeviation d;
+    d.center = *m.center;
+    d.predicted_ms = c.at("predicted_ms").get<double>();
+    d.measured_ms = c.at("measured_ms").get<double>();
+    d.deviation = c.at("deviation").is_null() ? std::numeric_limits<double>::infinity()
+                                              : c.at("deviation").get<double>();
+    return center_deviation_text(d);
+  } catch (const nlohmann::json::exception&) {
+    return *m.center;
+  }
+}
+
 CenterCheck check_centers(store::Store& store, const Config& config, const Sample& sample, double rate,
                           const std::vector<TrialResult>& trials) {
   CenterCheck out;

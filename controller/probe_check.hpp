@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "controller/expectation_record.hpp"
 #include "core/config.hpp"
 #include "core/search_result.hpp"
@@ -59,6 +61,16 @@ FixedRunCheck check_fixed_run(store::Store& store, const Config& config, const P
                               const Sample& sample, std::int64_t run_id, double rate,
                               const std::vector<TrialResult>& trials, const MeanInterval& response,
                               std::ostream& log);
+
+// How a stored mismatch reads: "λ* 41.2/s measured, 60.5/s expected (ratio 0.68)" or, for a
+// fixed-rate run, "R 13.2 ms measured, 5.8 ms expected (ratio 2.28)".
+std::string mismatch_figures_text(const store::Store::MismatchRow& m);
+// Its center with the figures behind it ("disk: 13.5 ms measured vs 5.6 ms predicted (+142%)"),
+// the bare name when the figures are not stored, "" when it has no center.
+std::string mismatch_center_text(const store::Store::MismatchRow& m);
+// The figures of its center as JSON {center, stages, predicted_ms, measured_ms, deviation,
+// share}; null when it has none.
+nlohmann::json mismatch_center_json(const store::Store::MismatchRow& m);
 
 // The testbed's found searches with an expectation, classified by the mismatch rule, for the
 // information-gain ranking (samples without a level of every factor are left out).

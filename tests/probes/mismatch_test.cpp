@@ -96,3 +96,66 @@ TEST_CASE("ranking rejects an observation of the wrong size") {
   std::vector<ClassifiedObservation> t{{{1, 2}, true}};
   CHECK_THROWS(rank_attributes(schema(), t));
 }
+
+namespace {
+
+CenterResult center(const std::string& name, bool pool, double response_ms) {
+  CenterResult c;
+  c.name = name;
+  c.pool = pool;
+  c.response_ms = response_ms;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the deviating center is the one where most of the extra response time is spent") {
+  // Recorded: refserver --threads 8 --disks 2 --disk-ms 5 --slow-disk 0:4, db_tp mix at 150/s (one
+  // 2 s trial's stage means), against the demo model's centers solved at 150/s.
+  const std::map<std::string, double> stages{{"thread_queue", 1.511}, {"lock", 0.0},   {"cpu", 0.179},
+                                             {"disk_queue", 5.642},   {"disk", 7.902}, {"lag", 0.102},
+                                             {"residence", 15.336}};
+  const std::vector<CenterResult> model{center("workers", true, 0.00184), center("cpu", false, 0.2),
+                                        center("disk", false, 5.6), center("net", false, 0.3)};
+  std::vector<CenterDeviation> d = center_deviations(model, stages);
+  REQUIRE(d.size() == 3);  // net: no stage measures it
+  CHECK(d[0].center == "workers");
+  CHECK(d[0].stages == "thread_queue");
+  CHECK(d[0].measured_ms == Approx(1.511));
+  CHECK(d[1].center == "cpu");
+  CHECK(d[1].deviation == Approx((0.179 - 0.2) / 0.2));
+  CHECK(d[2].center == "disk");
+  CHECK(d[2].stages == "disk_queue+disk");
+  CHECK(d[2].measured_ms == Approx(5.642 + 7.902));
+  CHECK(d[2].deviation == Approx((13.544 - 5.6) / 5.6));
+  CHECK(d[2].share == Approx((13.544 - 5.6) / (0.00184 + 0.2 + 5.6)));
+  // The pool's own ratio is far larger (a token wait predicted at 2 µs), but the disk is where
+  // the time went.
+  CHECK(d[0].deviation > 100 * d[2].deviation);
+  auto worst = deviating_center(d);
+  REQUIRE(worst);
+  CHECK(worst->center == "disk");
+  CHECK(center_deviation_text(*worst) == "disk: 13.5 ms measured vs 5.6 ms predicted (+142%)");
+}
+
+TEST_CASE("centers without stages, saturated centers and a faster-than-predicted center") {
+  const std::vector<CenterResult> model{center("workers", true, 0.5), center("cpu", false, 2.0),
+                                        center("disk", false, std::numeric_limits<double>::infinity())};
+  // No disk stages and a saturated disk prediction: only workers and cpu compare.
+  std::vector<CenterDeviation> d = center_deviations(model, {{"thread_queue", 0.4}, {"cpu", 0.5}});
+  REQUIRE(d.size() == 2);
+  auto worst = deviating_center(d);
+  REQUIRE(worst);
+  CHECK(worst->center == "cpu");  // 1.5 ms less than predicted outweighs 0.1 ms
+  CHECK(worst->share < 0);
+  // A center predicted at 0 has no finite ratio; it still ranks by the time it adds.
+  d = center_deviations({center("workers", true, 0.0), center("cpu", false, 1.0)},
+                        {{"thread_queue", 0.2}, {"cpu", 1.05}});
+  REQUIRE(d.size() == 2);
+  CHECK(std::isinf(d[0].deviation));
+  CHECK(deviating_center(d)->center == "workers");
+  CHECK(center_deviation_text(d[0]) == "workers: 0.2 ms measured vs 0 ms predicted (predicted 0)");
+  // Nothing measured: nothing to choose.
+  CHECK(center_deviations(model, {}).empty());
+  CHECK_FALSE(deviating_center({}));
+}
