@@ -1,0 +1,163 @@
+// `workbench trial` on a real refserver with a fault flag [issue 8.2]: disk 0 of two is four times
+// slower (--slow-disk 0:4) than the [model] knows. Each trial carries refserver's stage times; the
+// response-time mismatch names the disk as the center whose measured time deviates most. Three
+// trials of 2 s at 100/s: about 10 s.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/trial/trial_support.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using nlohmann::json;
+using wb::test::query;
+using wb::test::workbench;
+
+namespace {
+
+fs::path slow_disk_config(const fs::path& dir) {
+  const int port = 20000 + static_cast<int>(getpid() % 20000);
+  std::string text = R"(
+[testbed]
+name = "slowdisk"
+
+[factors.mix]
+kind = "workload"
+levels = ["db_tp"]
+
+[factors.threads]
+kind = "configuration"
+levels = [8]
+
+[factors.disks]
+kind = "configuration"
+levels = [1, 2]
+default = 2
+
+[peak]
+r_sat_ms = 8
+width = 0.10
+target = "95/90"
+runlength_s = 2
+
+[[hosts]]
+name = "local"
+
+[sut]
+host = "local"
+start = "{refserver} --port {port} --bind 127.0.0.1 --threads {threads} --disks {disks} --cpu-ms 0.2 --cpu-mode sleep --disk-ms 5 --disk-dist exponential --slow-disk 0:4"
+ready = "line"
+port = PORT
+
+[workload]
+hosts = ["local"]
+protocol = "rpc"
+target = "127.0.0.1:{port}"
+mix = "SOURCE/workloads/mixes/rpc_{mix}.toml"
+connections = 16
+arrivals = "poisson"
+warmup_s = 0.5
+timeout_s = 5
+
+# refserver as started without the fault: 8 threads, 0.2 ms of CPU, 2 disks of 4.86 ms (db_tp).
+[model.attributes.mix]
+disk_visits = { db_tp = 1.0 }
+disk_ms = { db_tp = 4.86 }
+
+[[model.center]]
+name = "workers"
+kind = "pool"
+servers = "{threads}"
+
+[[model.center]]
+name = "cpu"
+discipline = "delay"
+service_ms = 0.2
+within = "workers"
+
+[[model.center]]
+name = "disk"
+servers = "{disks}"
+service_ms = "{disk_ms}"
+visits = "{disk_visits}"
+within = "workers"
+)";
+  text.replace(text.find("PORT"), 4, std::to_string(port));
+  text.replace(text.find("SOURCE"), 6, WB_SOURCE_DIR);
+  fs::path p = dir / "slow.toml";
+  std::ofstream(p) << text;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a refserver with a slow disk: stage times per trial, and the disk deviates most") {
+  fs::path dir = wb::test::fresh_dir("refserver");
+  fs::path config = slow_disk_config(dir);
+  const std::string store = (dir / "w.db").string();
+  auto r = workbench({"trial", "--config", config.string(), "--store", store, "--rate", "100", "--runlength",
+                      "2", "--trials", "3", "--json"},
+                     90s);
+  INFO("stderr: " << r.err << "\nstdout: " << r.out);
+  REQUIRE(r.exit_code == 1);
+  json j = json::parse(r.out);
+  REQUIRE(j["trials"].size() == 3);
+  for (const auto& t : j["trials"]) {
+    REQUIRE(t["stage_ms"].is_object());
+    for (const char* stage : {"thread_queue", "lock", "cpu", "disk_queue", "disk", "lag", "residence"}) {
+      INFO(stage);
+      CHECK(t["stage_ms"].contains(stage));
+    }
+    // Half the disk operations take 4 x 5 ms, half 5 ms: about 12.5 ms per operation, every
+    // db_tp request one.
+    CHECK(t["stage_ms"]["disk"].get<double>() > 8);
+    CHECK(t["stage_ms"]["cpu"].get<double>() == Approx(0.2).epsilon(0.5));
+    // The stages of a request add up to its residence (to the clock skew of separate readings).
+    double sum = 0;
+    for (const char* stage : {"thread_queue", "lock", "cpu", "disk_queue", "disk", "lag"})
+      sum += t["stage_ms"][stage].get<double>();
+    CHECK(sum == Approx(t["stage_ms"]["residence"].get<double>()).epsilon(0.05));
+  }
+  REQUIRE(j["mismatch"].is_object());
+  CHECK(j["mismatch"]["center"] == "disk");
+  bool disk_seen = false;
+  for (const auto& c : j["centers"]) {
+    if (c["center"] != "disk") continue;
+    disk_seen = true;
+    CHECK(c["stages"] == "disk_queue+disk");
+    CHECK(c["measured_ms"].get<double>() > 1.5 * c["predicted_ms"].get<double>());
+  }
+  CHECK(disk_seen);
+  CHECK(r.err.find("center disk: ") != std::string::npos);
+
+  // Stored with the trials and the mismatch.
+  auto stages = query(store, "SELECT stages_json FROM trials");
+  REQUIRE(stages.size() == 3);
+  for (const auto& row : stages) CHECK(json::parse(row.at(0)).contains("disk_queue"));
+  auto m = query(store, "SELECT metric, center, center_json FROM mismatches");
+  REQUIRE(m.size() == 1);
+  CHECK(m[0][0] == "mean_ms");
+  CHECK(m[0][1] == "disk");
+  CHECK(json::parse(m[0][2]).size() == 3);  // workers, cpu and disk compared
+
+  // report and probe list show the center with its figures.
+  auto rep = workbench({"report", "--config", config.string(), "--store", store}, 60s);
+  REQUIRE(rep.exit_code == 0);
+  CHECK(rep.out.find("center disk: ") != std::string::npos);
+  auto rj =
+      json::parse(workbench({"report", "--config", config.string(), "--store", store, "--json"}, 60s).out);
+  CHECK(rj["mismatches"][0]["center"] == "disk");
+  CHECK(rj["mismatches"][0]["center_detail"]["measured_ms"].get<double>() > 0);
+  // The mismatch planned one probe (disks=1, the only other level of a ranked factor); the probe
+  // list shows the center it is about.
+  auto pl = workbench({"probe", "list", "--config", config.string(), "--store", store, "--json"}, 60s);
+  REQUIRE(pl.exit_code == 0);
+  json pj = json::parse(pl.out);
+  REQUIRE(pj.size() == 1);
+  CHECK(pj[0]["center"] == "disk");
+  CHECK(pj[0]["sample"]["disks"].get<double>() == 1);
+  auto ph = workbench({"probe", "list", "--config", config.string(), "--store", store}, 60s);
+  REQUIRE(ph.exit_code == 0);
+  CHECK(ph.out.find("center disk: ") != std::string::npos);
+}
