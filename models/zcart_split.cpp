@@ -201,33 +201,50 @@ class ZCartBuilder {
   // The lower median is found without copying a large node's ratios: positive doubles order like
   // their bit patterns, so a pass counts the rows per bucket of bit patterns, the bucket that holds
   // the median narrows the range, and only a bucket of at most kSmall rows is copied and selected.
-  double reference_ratio(std::size_t b, std::size_t e) {
+  //
+  // known: the rows' counts per root bucket (see below), when the partition that made this node
+  // counted them; otherwise this pass counts.
+  double reference_ratio(std::size_t b, std::size_t e, const std::uint32_t* known = nullptr) {
     if (opt_.criterion != SplitCriterion::kInfoGain || b == e) return 1.0;
-    constexpr std::size_t kSmall = 4096, kBuckets = 4096;
     std::size_t k = (e - b - 1) / 2;  // rank of the lower median among the rows in [lo, hi]
     std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
     if (e - b > kSmall) {
-      for (std::size_t i = b; i < e; ++i) {
-        if (i + kAhead < e) prefetch(ratio_ + order_[i + kAhead]);
-        std::uint64_t u = bits(ratio_[order_[i]]);
-        lo = std::min(lo, u);
-        hi = std::max(hi, u);
-      }
-      while (lo != hi) {
-        int shift = 0;
-        while (((hi - lo) >> shift) >= kBuckets) ++shift;
-        counts_.assign(static_cast<std::size_t>((hi - lo) >> shift) + 1, 0);
+      int shift = 0;
+      if (known != nullptr) {
+        lo = root_lo_, hi = root_hi_, shift = root_shift_;
+      } else {
         for (std::size_t i = b; i < e; ++i) {
           if (i + kAhead < e) prefetch(ratio_ + order_[i + kAhead]);
           std::uint64_t u = bits(ratio_[order_[i]]);
-          if (u >= lo && u <= hi) ++counts_[static_cast<std::size_t>((u - lo) >> shift)];
+          lo = std::min(lo, u);
+          hi = std::max(hi, u);
         }
+        while (((hi - lo) >> shift) >= kBuckets) ++shift;
+        if (b == 0 && e == order_.size()) {  // the root: its range buckets every row of the build
+          root_lo_ = lo, root_hi_ = hi, root_shift_ = shift;
+          root_buckets_ = static_cast<std::size_t>((hi - lo) >> shift) + 1;
+        }
+      }
+      while (lo != hi) {
+        const std::uint32_t* counts = known;
+        if (counts == nullptr) {
+          counts_.assign(static_cast<std::size_t>((hi - lo) >> shift) + 1, 0);
+          for (std::size_t i = b; i < e; ++i) {
+            if (i + kAhead < e) prefetch(ratio_ + order_[i + kAhead]);
+            std::uint64_t u = bits(ratio_[order_[i]]);
+            if (u >= lo && u <= hi) ++counts_[static_cast<std::size_t>((u - lo) >> shift)];
+          }
+          counts = counts_.data();
+        }
+        known = nullptr;
         std::size_t j = 0;
-        while (k >= counts_[j]) k -= counts_[j++];
+        while (k >= counts[j]) k -= counts[j++];
         std::uint64_t nlo = lo + (static_cast<std::uint64_t>(j) << shift);
         hi = std::min(hi, nlo + ((std::uint64_t{1} << shift) - 1));
         lo = nlo;
-        if (counts_[j] <= kSmall) break;
+        if (counts[j] <= kSmall) break;
+        shift = 0;
+        while (((hi - lo) >> shift) >= kBuckets) ++shift;
       }
       if (lo == hi) return from_bits(lo);
     } else {
@@ -366,15 +383,28 @@ class ZCartBuilder {
   // Stable partition of order_[b, e): left rows stay in place, right rows go through tmp_.
   // Returns the first right position.
   template <typename T>
-  std::size_t partition_as(std::size_t b, std::size_t e, const Split& s) {
+  // count: also count each side's rows per root bucket, for the children's reference_ratio.
+  std::size_t partition_as(std::size_t b, std::size_t e, const Split& s, bool count) {
     const T* bins = reinterpret_cast<const T*>(bins_.data());
     const std::size_t a = static_cast<std::size_t>(s.attr);
     std::size_t w = b, nr = 0;
+    if (count) {
+      left_counts_.assign(root_buckets_, 0);
+      right_counts_.assign(root_buckets_, 0);
+    }
     for (std::size_t i = b; i < e; ++i) {
-      if (i + kAhead < e) prefetch(bins + static_cast<std::size_t>(order_[i + kAhead]) * a_ + a);
+      if (i + kAhead < e) {
+        std::uint32_t f = order_[i + kAhead];
+        prefetch(bins + static_cast<std::size_t>(f) * a_ + a);
+        if (count) prefetch(ratio_ + f);
+      }
       std::uint32_t l = order_[i];
       std::uint32_t bin = bins[static_cast<std::size_t>(l) * a_ + a];
       bool left = s.left_cats.empty() ? bin <= s.bin : s.left_cats[bin] != 0;
+      if (count) {
+        auto bucket = static_cast<std::size_t>((bits(ratio_[l]) - root_lo_) >> root_shift_);
+        ++(left ? left_counts_ : right_counts_)[bucket];
+      }
       if (left)
         order_[w++] = l;
       else
@@ -401,9 +431,10 @@ class ZCartBuilder {
       return;
     }
     std::size_t a = static_cast<std::size_t>(s.attr);
-    std::size_t mid = width_ == 1   ? partition_as<std::uint8_t>(b, e, s)
-                      : width_ == 2 ? partition_as<std::uint16_t>(b, e, s)
-                                    : partition_as<std::uint32_t>(b, e, s);
+    bool count = root_buckets_ > 0 && e - b > kSmall;
+    std::size_t mid = width_ == 1   ? partition_as<std::uint8_t>(b, e, s, count)
+                      : width_ == 2 ? partition_as<std::uint16_t>(b, e, s, count)
+                                    : partition_as<std::uint32_t>(b, e, s, count);
 
     {
       ZCart::Node& nd = t_.nodes_[id];
@@ -426,7 +457,8 @@ class ZCartBuilder {
     t_.nodes_[id].right = left + 1;
 
     std::vector<Bin> hl(total_bins_), hr;
-    double refl = reference_ratio(b, mid), refr = reference_ratio(mid, e);
+    double refl = reference_ratio(b, mid, count ? left_counts_.data() : nullptr);
+    double refr = reference_ratio(mid, e, count ? right_counts_.data() : nullptr);
     if (opt_.criterion == SplitCriterion::kInfoGain) {
       hr.assign(total_bins_, Bin{});
       fill(b, mid, refl, hl);
@@ -479,7 +511,15 @@ class ZCartBuilder {
   std::vector<std::size_t> offset_;
   std::size_t total_bins_ = 0;
   std::vector<double> scratch_;
-  std::vector<std::uint64_t> counts_;
+  std::vector<std::uint32_t> counts_;
+  // Median search: nodes above kSmall rows bucket their ratios' bit patterns into at most kBuckets
+  // buckets; the root's range (it holds every ratio of the build) is kept so that a partition can
+  // count its children's rows per root bucket on the way.
+  static constexpr std::size_t kSmall = 4096, kBuckets = 4096;
+  std::uint64_t root_lo_ = 0, root_hi_ = 0;
+  int root_shift_ = 0;
+  std::size_t root_buckets_ = 0;  // 0: not set (a root of at most kSmall rows)
+  std::vector<std::uint32_t> left_counts_, right_counts_;
   std::vector<std::uint64_t> packed_;
 };
 

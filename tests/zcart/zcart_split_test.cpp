@@ -176,41 +176,69 @@ void check_node(const ZCart& tree, int id, int depth, const std::vector<const Ob
   check_node(tree, nd.right, depth + 1, r, inner_checked);
 }
 
+std::vector<Attribute> mixed_schema() {
+  return {{"x", AttributeKind::kNumeric, {}},
+          {"c", AttributeKind::kCategorical, {"a", "b", "c", "d"}},
+          {"y", AttributeKind::kNumeric, {}},
+          {"k", AttributeKind::kCategorical, {"p", "q"}}};
+}
+
+// y_steps: distinct values of y are y_steps + 1. odd: also give some rows exactly ratio 1 and some
+// far outliers (a wide and lumpy ratio distribution for the median search).
+std::vector<Observation> mixed_data(int n, std::uint64_t seed, int y_steps, bool odd) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<Observation> data;
+  for (int i = 0; i < n; ++i) {
+    double x = static_cast<double>(rng() % 40), c = static_cast<double>(rng() % 4),
+           y = std::round(u(rng) * y_steps) / 10, k = static_cast<double>(rng() % 2);
+    double factor =
+        (x > 25 ? 0.6 : 1.0) * (c == 1 || c == 3 ? 1.25 : 1.0) * (y > y_steps / 15.0 && k == 1 ? 0.8 : 1.0);
+    double expected = 1 + x / 8;
+    double noise = 1 + 0.3 * (u(rng) - 0.5);
+    if (odd) {
+      double r = u(rng);
+      if (r < 0.25) factor = 1, noise = 1;
+      if (r > 0.97) noise = r > 0.985 ? 1e6 : 1e-6;
+    }
+    data.push_back({{x, c, y, k}, expected, expected * factor * noise});
+  }
+  return data;
+}
+
+void check_tree(SplitCriterion crit, const std::vector<Observation>& data, int max_depth) {
+  ZCartOptions opt;
+  opt.criterion = crit;
+  opt.min_leaf = 7;
+  opt.max_depth = max_depth;
+  opt.max_bins = 4096;  // exact CART: every value is a candidate threshold
+  opt.min_gain = crit == SplitCriterion::kInfoGain ? 1e-3 : 1e-6;
+  ZCart tree(mixed_schema(), opt);
+  tree.fit(data);
+  std::vector<const Observation*> rows;
+  for (const auto& o : data) rows.push_back(&o);
+  int inner = 0;
+  check_node(tree, 0, 0, rows, &inner);
+  CHECK(inner >= 10);
+}
+
 }  // namespace
 
 TEST_CASE("zcart histogram split search picks the split a direct computation scores best") {
-  const std::vector<Attribute> schema{{"x", AttributeKind::kNumeric, {}},
-                                      {"c", AttributeKind::kCategorical, {"a", "b", "c", "d"}},
-                                      {"y", AttributeKind::kNumeric, {}},
-                                      {"k", AttributeKind::kCategorical, {"p", "q"}}};
   for (auto crit :
        {SplitCriterion::kInfoGain, SplitCriterion::kLogRatioVariance, SplitCriterion::kRatioVariance}) {
     for (std::uint64_t seed : {1u, 2u, 3u}) {
-      std::mt19937_64 rng(seed);
-      std::uniform_real_distribution<double> u(0, 1);
-      std::vector<Observation> data;
-      for (int i = 0; i < 1500; ++i) {
-        double x = static_cast<double>(rng() % 40), c = static_cast<double>(rng() % 4),
-               y = std::round(u(rng) * 3000) / 10, k = static_cast<double>(rng() % 2);
-        double factor =
-            (x > 25 ? 0.6 : 1.0) * (c == 1 || c == 3 ? 1.25 : 1.0) * (y > 200 && k == 1 ? 0.8 : 1.0);
-        double expected = 1 + x / 8;
-        data.push_back({{x, c, y, k}, expected, expected * factor * (1 + 0.3 * (u(rng) - 0.5))});
-      }
-      ZCartOptions opt;
-      opt.criterion = crit;
-      opt.min_leaf = 7;
-      opt.max_depth = 8;
-      opt.max_bins = 4096;  // exact CART: every value is a candidate threshold (y has up to 3001)
-      opt.min_gain = crit == SplitCriterion::kInfoGain ? 1e-3 : 1e-6;
-      ZCart tree(schema, opt);
-      tree.fit(data);
       INFO(wb::to_string(crit) << " seed " << seed);
-      std::vector<const Observation*> rows;
-      for (const auto& o : data) rows.push_back(&o);
-      int inner = 0;
-      check_node(tree, 0, 0, rows, &inner);
-      CHECK(inner >= 10);
+      check_tree(crit, mixed_data(1500, seed, 3000, false), 8);
     }
+  }
+}
+
+TEST_CASE("zcart information gain on nodes large enough for the bucketed median search") {
+  // Nodes above 4096 rows find their lower median by bucketing ratio bit patterns (and the
+  // partition counts the children's buckets); here also with ties at ratio 1 and far outliers.
+  for (bool odd : {false, true}) {
+    INFO("odd " << odd);
+    check_tree(SplitCriterion::kInfoGain, mixed_data(20000, 7, 300, odd), 4);
   }
 }
