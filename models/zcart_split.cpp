@@ -1,9 +1,12 @@
 // Z-CART tree building: histogram split search over dictionary-encoded attributes [000 §3.3.1,
-// eq. 1, 2]. One pass over a node's rows fills per-bin (count, sum, sum of squares) for every
-// attribute at once; the larger child's histogram is the parent's minus the smaller child's, so a
-// level costs O(rows · attributes) and the split scan O(bins). Rows are kept in a canonical order
-// (by content) so every floating-point sum, and hence every split and leaf, is independent of the
-// order in which the observations arrived.
+// eq. 1, 2]. Every row's bins are stored once per build, row-major in 1, 2 or 4 bytes per attribute;
+// one pass over a node's rows fills per-bin (count, sum, sum of squares) for every attribute at
+// once; for the variance criteria the larger child's histogram is the parent's minus the smaller
+// child's (information gain classifies rows per node, so both children are filled, with exact
+// integer counts), so a level costs O(rows · attributes) and the split scan O(bins). Rows are kept
+// in a canonical order (by content) and every bin is summed in that order, so every floating-point
+// sum, and hence every split and leaf, is independent of the order in which the observations
+// arrived.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
