@@ -179,21 +179,22 @@ class ZCartBuilder {
   template <typename T>
   void store_bins(const std::vector<std::vector<std::uint32_t>>& bin_of_code) {
     const std::size_t n = order_.size();
-    bins_.assign(n * a_ * sizeof(T), 0);
-    T* out = reinterpret_cast<T*>(bins_.data());
+    std::vector<T>& out = bin_store<T>();
+    out.assign(n * a_, 0);
     for (std::size_t l = 0; l < n; ++l) {
       const std::uint32_t* c = tab_.row_codes(table_row(static_cast<std::uint32_t>(l)));
       for (std::size_t a = 0; a < a_; ++a) out[l * a_ + a] = static_cast<T>(bin_of_code[a][c[a]]);
     }
   }
 
-  std::uint32_t bin_at(std::uint32_t l, std::size_t a) const {
-    std::size_t k = static_cast<std::size_t>(l) * a_ + a;
-    switch (width_) {
-      case 1: return bins_[k];
-      case 2: return reinterpret_cast<const std::uint16_t*>(bins_.data())[k];
-      default: return reinterpret_cast<const std::uint32_t*>(bins_.data())[k];
-    }
+  template <typename T>
+  std::vector<T>& bin_store() {
+    if constexpr (sizeof(T) == 1)
+      return bins8_;
+    else if constexpr (sizeof(T) == 2)
+      return bins16_;
+    else
+      return bins32_;
   }
 
   // [000 §3.3.1] the class of an observation at a node: "match" when the node's typical ratio (the
@@ -280,7 +281,7 @@ class ZCartBuilder {
   // order, and converted to Bin once per node.
   template <typename T>
   void fill_as(std::size_t b, std::size_t e, double ref, std::vector<Bin>& h) {
-    const T* bins = reinterpret_cast<const T*>(bins_.data());
+    const T* bins = bin_store<T>().data();
     const std::size_t* off = offset_.data();
     const std::size_t na = a_;
     if (opt_.criterion == SplitCriterion::kInfoGain) {
@@ -388,7 +389,7 @@ class ZCartBuilder {
   template <typename T>
   // count: also count each side's rows per root bucket, for the children's reference_ratio.
   std::size_t partition_as(std::size_t b, std::size_t e, const Split& s, bool count) {
-    const T* bins = reinterpret_cast<const T*>(bins_.data());
+    const T* bins = bin_store<T>().data();
     const std::size_t a = static_cast<std::size_t>(s.attr);
     std::size_t w = b, nr = 0;
     if (count) {
@@ -508,7 +509,10 @@ class ZCartBuilder {
   std::vector<double> local_ratio_;
   const double* ratio_ = nullptr;  // by local position
   std::vector<std::uint32_t> tmp_;
-  std::vector<std::uint8_t> bins_;  // row-major bins, width_ bytes each
+  // Row-major bins of every row, in the narrowest type that holds them (width_ bytes; one is used).
+  std::vector<std::uint8_t> bins8_;
+  std::vector<std::uint16_t> bins16_;
+  std::vector<std::uint32_t> bins32_;
   std::size_t width_ = 1;
   std::vector<std::vector<double>> bin_upper_;
   std::vector<std::size_t> offset_;
