@@ -2,6 +2,7 @@
 // configured and calibrated demands, and calibration from refserver's per-stage times [issue 7.2].
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -149,7 +150,10 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
   // barely inflates the stage times.
   double rate = o.rate ? *o.rate : 0.25 * expect_peak(config, sample, {}).saturation_rate;
   if (!(rate > 0) || !std::isfinite(rate)) throw InputError("--rate must be a positive rate");
-  double runlength = o.runlength_s ? *o.runlength_s : config.peak().runlength_s;
+  // Long enough for ~2000 requests (a mean service time of exponential draws to ±2.2% at one
+  // standard error), but at most a minute and at least the testbed's own runlength.
+  double runlength =
+      o.runlength_s ? *o.runlength_s : std::max(config.peak().runlength_s, std::min(60.0, 2000.0 / rate));
   if (!(runlength > 0)) throw InputError("--runlength must be positive");
 
   store::Store store(common.store_or(config.store_path()));
@@ -162,7 +166,7 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
     trial = runner.run(sample, rate, runlength, 0);
     // The SUT keeps running until the runner goes: its counters cover this trial (and warm-up).
     nlohmann::json stats = fetch_refserver_stats(real->sut.address, real->sut.port, std::chrono::seconds(5));
-    measured = demands_from_refserver_stats(stats, net, sample);
+    measured = demands_from_refserver_stats(stats, net, sample, trial.mean_ms);
   }
   if (measured.empty())
     throw Error("no [model] center is named like a refserver stage (cpu, disk): nothing to calibrate");
@@ -214,11 +218,15 @@ Command model_command() {
             "calibrate",
             "Run one low-load trial of the sample on the real testbed, read refserver's per-stage mean "
             "times (stats request) and store them as the calibrated demands of the centers named cpu "
-            "and disk.");
+            "and disk; a delay center named net gets what the generator saw beyond refserver's residence "
+            "time (loopback, network threads).");
         add_common_options(*cal, common);
         cal->add_option("--set,-s", o->set, "factor levels of the sample (others: their default)");
         cal->add_option("--rate,-r", o->rate, "offered rate, requests/s (default: 25% of the model's λ_max)");
-        cal->add_option("--runlength", o->runlength_s, "trial length, s (default: [peak] runlength_s)");
+        cal->add_option(
+            "--runlength", o->runlength_s,
+            "trial length, s (default: long enough for ~2000 requests, at most 60 s, at least [peak] "
+            "runlength_s)");
         cal->callback([which] { *which = "calibrate"; });
         return [&common, o, which] {
           return *which == "show" ? run_show(common, *o) : run_calibrate(common, *o);

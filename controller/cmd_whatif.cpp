@@ -170,6 +170,8 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
                      {"answers", answers_json},
                      {"bottleneck", peak.at.bottleneck},
                      {"peak_rate", opt_json(finite(peak.peak_rate))},
+                     {"region_low", opt_json(finite(peak.region_low))},
+                     {"region_high", opt_json(finite(peak.region_high))},
                      {"saturation_rate", opt_json(finite(peak.saturation_rate))},
                      {"at_rate", peak.at.lambda},
                      {"centers", centers_json(peak.at)}};
@@ -185,6 +187,10 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
                                  : std::string("fidelity unknown: no measured search to compare with yet");
     fmt::print("  {:<11} {} = {}  ({})\n", x.source, x.metric == "peak" ? "λ*" : x.metric, value, fid);
     if (x.low) fmt::print("  {:<11} range: [{:.1f}, {:.1f}] {}\n", "", *x.low, *x.high, x.unit);
+    if (x.source == "expectation" && x.metric == "peak" && x.value && std::isfinite(peak.region_high)) {
+      fmt::print("  {:<11} peak-rate region: R(λ) within R_sat ± {:.0f}% for λ in [{:.1f}, {:.1f}] {}\n", "",
+                 config.peak().width * 100, peak.region_low, peak.region_high, x.unit);
+    }
     if (!x.note.empty()) fmt::print("  {:<11} {}\n", "", x.note);
   }
   if (!peak.calibrated.empty()) {

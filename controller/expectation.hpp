@@ -53,7 +53,10 @@ EffectiveModel effective_model(const Config& config, const Sample& sample,
 struct PeakExpectation {
   double peak_rate = 0;        // λ*: R(λ*) = R_sat
   double saturation_rate = 0;  // λ_max: some center saturates
-  OpenResult at;               // the network solved at `at.lambda` (λ*, or the asked rate)
+  // The loads whose R(λ) lies in the peak-rate region [R_sat(1-s), R_sat(1+s)]: a search may
+  // claim any of them as λ*, so a measured λ* agrees with the model when it falls in here.
+  double region_low = 0, region_high = 0;
+  OpenResult at;  // the network solved at `at.lambda` (λ*, or the asked rate)
   std::vector<std::string> calibrated;
 };
 

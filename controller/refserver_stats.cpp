@@ -77,7 +77,8 @@ StageSum sum_stage(const nlohmann::json& ops, std::initializer_list<const char*>
 }  // namespace
 
 std::vector<CalibratedDemand> demands_from_refserver_stats(const nlohmann::json& stats,
-                                                           const QueueNetwork& net, const Sample& sample) {
+                                                           const QueueNetwork& net, const Sample& sample,
+                                                           std::optional<double> end_to_end_ms) {
   std::vector<CalibratedDemand> out;
   try {
     const auto& ops = stats.at("ops");
@@ -96,6 +97,20 @@ std::vector<CalibratedDemand> demands_from_refserver_stats(const nlohmann::json&
           "disk", sample, disk.total_ms / disk.count, disk.count / cpu.count,
           fmt::format("refserver stats: disk stage over {:.0f} of {:.0f} requests", disk.count, cpu.count),
           ""});
+    }
+    const ServiceCenter* n = net.find("net");
+    if (n != nullptr && !n->pool && n->within.empty() && n->discipline == Discipline::kDelay &&
+        end_to_end_ms) {
+      StageSum residence = sum_stage(ops, {"read", "write", "metadata"}, "residence");
+      const double outside_ms =
+          residence.count > 0 ? *end_to_end_ms - residence.total_ms / residence.count : 0.0;
+      if (outside_ms > 0) {
+        out.push_back(CalibratedDemand{
+            "net", sample, outside_ms, 1.0,
+            fmt::format("mean response {:.3f} ms at the generator - refserver's residence {:.3f} ms",
+                        *end_to_end_ms, residence.total_ms / residence.count),
+            ""});
+      }
     }
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("refserver stats: unexpected shape: ") + e.what());

@@ -86,6 +86,11 @@ TEST_CASE(
   // 0.2 ms of sleep: a sleep never ends early, and oversleeps by the timer slack (~0.05 ms).
   CHECK(by_center["cpu"]["demand_ms"].get<double>() >= 0.19);
   CHECK(by_center["cpu"]["demand_ms"].get<double>() <= 0.45);
+  // What wbload saw beyond refserver's residence: loopback and two network threads, a fraction of
+  // a millisecond on an idle machine, a few on a busy one; never nothing.
+  REQUIRE(by_center.count("net") == 1);
+  CHECK(by_center["net"]["demand_ms"].get<double>() > 0.0);
+  CHECK(by_center["net"]["demand_ms"].get<double>() < 5.0);
 
   // model show now reports the calibrated demands next to the configured ones.
   json show = run_json({"model", "show", "--config", config, "--store", store, "--set", set, "--json"}, 60s);
@@ -101,9 +106,9 @@ TEST_CASE(
   json other = run_json(
       {"whatif", "--config", config, "--store", store, "--set", "mix=db_tp,threads=8,disks=4", "--json"},
       60s);
-  CHECK(other["answers"][0]["calibrated"].size() == 2);
+  CHECK(other["answers"][0]["calibrated"] == json::array({"cpu", "disk", "net"}));
   json web = run_json({"whatif", "--config", config, "--store", store, "--set", "mix=web", "--json"}, 60s);
-  CHECK(web["answers"][0]["calibrated"] == json::array({"cpu"}));
+  CHECK(web["answers"][0]["calibrated"] == json::array({"cpu", "net"}));
 
   // A short search (90/80) at the calibrated sample, and the expectation stored with it. A 90/80
   // search settles on any load whose response CI (±20%) overlaps the peak-rate region, so its λ*
