@@ -16,7 +16,15 @@ using wb::test::workbench;
 
 namespace {
 
-fs::path slow_disk_config(const fs::path& dir) {
+// [peak] of `workbench trial` (only runlength_s matters) and of a short peak search: with the slow
+// disk, R is about 10 ms at 100/s and 17 ms at 200/s, so R_sat = 18 ms (region 13.5-22.5 ms) is
+// found within two loads; the model without the fault puts λ* near 340/s.
+const char* const kTrialPeak = "[peak]\nr_sat_ms = 8\nwidth = 0.10\ntarget = \"95/90\"\nrunlength_s = 2\n";
+const char* const kSearchPeak =
+    "[peak]\nr_sat_ms = 18\nwidth = 0.25\ntarget = \"90/70\"\nstart_rate = 100\nrunlength_s = 1\n"
+    "max_trials = 12\nmax_loads = 8\nbudget_s = 90\n";
+
+fs::path slow_disk_config(const fs::path& dir, const std::string& peak) {
   const int port = 20000 + static_cast<int>(getpid() % 20000);
   std::string text = R"(
 [testbed]
@@ -35,11 +43,7 @@ kind = "configuration"
 levels = [1, 2]
 default = 2
 
-[peak]
-r_sat_ms = 8
-width = 0.10
-target = "95/90"
-runlength_s = 2
+PEAK
 
 [[hosts]]
 name = "local"
@@ -85,6 +89,7 @@ within = "workers"
 )";
   text.replace(text.find("PORT"), 4, std::to_string(port));
   text.replace(text.find("SOURCE"), 6, WB_SOURCE_DIR);
+  text.replace(text.find("PEAK"), 4, peak);
   fs::path p = dir / "slow.toml";
   std::ofstream(p) << text;
   return p;
@@ -94,7 +99,7 @@ within = "workers"
 
 TEST_CASE("a refserver with a slow disk: stage times per trial, and the disk deviates most") {
   fs::path dir = wb::test::fresh_dir("refserver");
-  fs::path config = slow_disk_config(dir);
+  fs::path config = slow_disk_config(dir, kTrialPeak);
   const std::string store = (dir / "w.db").string();
   auto r = workbench({"trial", "--config", config.string(), "--store", store, "--rate", "100", "--runlength",
                       "2", "--trials", "3", "--json"},
@@ -160,4 +165,28 @@ TEST_CASE("a refserver with a slow disk: stage times per trial, and the disk dev
   auto ph = workbench({"probe", "list", "--config", config.string(), "--store", store}, 60s);
   REQUIRE(ph.exit_code == 0);
   CHECK(ph.out.find("center disk: ") != std::string::npos);
+}
+
+TEST_CASE("a peak search on a refserver with a slow disk: the λ* mismatch names the disk") {
+  fs::path dir = wb::test::fresh_dir("refserver_peak");
+  fs::path config = slow_disk_config(dir, kSearchPeak);
+  const std::string store = (dir / "w.db").string();
+  auto r = workbench({"peak", "--config", config.string(), "--store", store, "--json"}, 110s);
+  INFO("stderr: " << r.err << "\nstdout: " << r.out);
+  REQUIRE(r.exit_code == 0);
+  json j = json::parse(r.out);
+  REQUIRE(j["status"] == "found");
+  CHECK(r.err.find("mismatch: ") != std::string::npos);
+  CHECK(r.err.find("center disk: ") != std::string::npos);
+  auto m = query(store, "SELECT metric, center, center_json, expected, measured FROM mismatches");
+  REQUIRE(m.size() == 1);
+  CHECK(m[0][0] == "peak_rate");
+  CHECK(m[0][1] == "disk");
+  CHECK(std::stod(m[0][3]) > 1.15 * std::stod(m[0][4]));  // the model, unaware of the fault, expects more
+  json centers = json::parse(m[0][2]);
+  for (const auto& c : centers) {
+    if (c["center"] == "disk") CHECK(c["measured_ms"].get<double>() > 1.5 * c["predicted_ms"].get<double>());
+  }
+  // Every trial of the search carries its stage times.
+  for (const auto& row : query(store, "SELECT stages_json FROM trials")) CHECK_FALSE(row.at(0).empty());
 }
