@@ -218,7 +218,11 @@ Command trial_command() {
       "R(rate): a mismatch when R_expected is outside the CI and off by more than [probing] tolerance "
       "(15%), recorded with the attributes ranked by information gain, the service center whose measured "
       "stage time deviates most (refserver), and planned probes. Exit 0 when it agrees or there is no "
-      "expectation, 1 on a mismatch, 2 on bad input.\n\nExample:\n  workbench trial --config "
+      "expectation, 1 on a mismatch, 2 on bad input.\n\nThe run is stored like a search (policy and status "
+      "\"fixed\", "
+      "listed by `workbench report`) with every trial; on refserver each trial also keeps refserver's "
+      "per-stage times (thread_queue, cpu, disk_queue, disk, ...), which name the deviating center."
+      "\n\nExample:\n  workbench trial --config "
       "configs/sim.toml --set disks=2,threads=16 --rate 40 --runlength 20 --trials 3",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<TrialOptions>();
