@@ -95,8 +95,9 @@ int run_report(const CommonOptions& common) {
   if (!mismatches.empty()) fmt::print("mismatches:\n");
   for (const auto& m : mismatches) {
     std::string center = mismatch_center_text(m);
-    fmt::print("  {:>4}  {:<6} {} (search {}): {}{}\n", m.id, m.status, m.sample.key(), m.search_id,
-               mismatch_figures_text(m), center.empty() ? "" : "; center " + center);
+    fmt::print("  {:>4}  {:<6} {} ({} {}): {}{}\n", m.id, m.status, m.sample.key(),
+               m.metric == "mean_ms" ? "fixed-rate run" : "search", m.search_id, mismatch_figures_text(m),
+               center.empty() ? "" : "; center " + center);
   }
   return 0;
 }
