@@ -1,0 +1,298 @@
+// The probe loop on the real refserver [issue 8 acceptance, second part]: refserver runs with the
+// fault flag --slow-disk 0:1.5 (its first disk is 1.5 times slower), which the expectation
+// ([model]: a pool of {threads} workers, a CPU delay and {disks} FCFS disks of 2 ms) does not
+// know. With one disk every operation goes to the slow disk and λ* falls to about 0.6 of the
+// expectation; with four, the slow disk is one of four and λ* stays within tolerance. map-surface
+// through the real workbench binary, refserver and wbload flags the disks = 1 samples, ranks
+// disks first and plans probes; `agent --once` runs them; whatif at the disks = 1 sample nobody
+// measured is then within 15% of the λ* that `workbench peak` measures there, the bare
+// expectation is not.
+//
+// Bounded: 1 s trials at hundreds of requests/s (2 ms disks, R_sat 8 ms), a coarse target
+// (90/70), four design points, two probes and one check search.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sqlite3.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/sut/child_process.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+
+// Every request reads: one CPU stage, one disk operation (no sequential factor, no metadata), so
+// [model] needs no workload attributes.
+const char* const kMix = R"(name = "reads"
+protocol = "rpc"
+description = "small random reads: one CPU stage and one disk operation per request"
+
+[[op]]
+kind = "read"
+weight = 1
+sequential = 0.0
+size = 512
+)";
+
+// {PORT} is replaced by a free port. [model] states refserver as started here, without the
+// fault. [probing]: a mismatch is off by more than 25%, not the default 15%, because this shared
+// machine adds latency the model does not have (loopback, late wake-ups): without the fault
+// refserver measured 8-13% below the expectation here (and a lone thread more). Probes stay few:
+// only the best-ranked attribute, one level either side.
+const char* const kConfig = R"([testbed]
+name = "refserver-fault"
+
+[factors.threads]
+kind = "configuration"
+levels = [2, 3, 4]
+default = 2
+
+[factors.disks]
+kind = "configuration"
+levels = [1, 2, 4]
+default = 2
+
+[peak]
+r_sat_ms = 8
+width = 0.3
+policy = "model-safe"
+target = "90/70"
+start_rate = 100
+runlength_s = 1
+max_trials = 12
+max_loads = 12
+
+[[hosts]]
+name = "local"
+
+[sut]
+host = "local"
+start = "{refserver} --port {port} --bind 127.0.0.1 --threads {threads} --disks {disks} --cpu-ms 0.1 --cpu-mode sleep --cpu-dist deterministic --disk-ms 2 --disk-dist lognormal --disk-cv 0.5 --slow-disk 0:1.5"
+ready = "line"
+port = {PORT}
+restart = "per-sample"
+
+[workload]
+hosts = ["local"]
+protocol = "rpc"
+target = "127.0.0.1:{port}"
+mix = "{config_dir}/reads.toml"
+connections = 32
+arrivals = "poisson"
+warmup_s = 0.2
+timeout_s = 2
+
+[probing]
+tolerance = 0.25
+top_attributes = 1
+radius = 1
+min_leaf = 2
+
+[[model.center]]
+name = "workers"
+kind = "pool"
+servers = "{threads}"
+
+[[model.center]]
+name = "cpu"
+discipline = "delay"
+service_ms = 0.1
+distribution = "deterministic"
+within = "workers"
+
+[[model.center]]
+name = "disk"
+servers = "{disks}"
+service_ms = 2
+distribution = "lognormal"
+cv = 0.5
+within = "workers"
+)";
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  socklen_t len = sizeof a;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+fs::path fault_config(const fs::path& dir) {
+  std::ofstream(dir / "reads.toml") << kMix;
+  std::string text = kConfig;
+  const std::size_t at = text.find("{PORT}");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 6, std::to_string(free_port()));
+  fs::path p = dir / "refserver-fault.toml";
+  std::ofstream(p) << text;
+  return p;
+}
+
+wb::test::RunResult workbench(std::vector<std::string> args, std::chrono::milliseconds timeout) {
+  args.insert(args.begin(), kWorkbench);
+  return wb::test::run_to_exit(args, timeout);
+}
+
+json run_json(const std::vector<std::string>& args, std::chrono::milliseconds timeout = 60s) {
+  auto r = workbench(args, timeout);
+  INFO("args: " << args[0] << " " << (args.size() > 1 ? args[1] : "") << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+// Rows of a query on the store, every column as text ("" for NULL).
+std::vector<std::vector<std::string>> query(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  std::unique_ptr<sqlite3, decltype(&sqlite3_close)> owner(db, sqlite3_close);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  std::vector<std::vector<std::string>> rows;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::vector<std::string> row;
+    for (int i = 0; i < sqlite3_column_count(st); ++i) {
+      const unsigned char* t = sqlite3_column_text(st, i);
+      row.push_back(t ? reinterpret_cast<const char*>(t) : "");
+    }
+    rows.push_back(row);
+  }
+  sqlite3_finalize(st);
+  return rows;
+}
+
+bool in_fault_region(const std::string& sample_key) {
+  return sample_key.find("disks=1,") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes, whatif learns it") {
+  const auto t0 = std::chrono::steady_clock::now();
+  fs::path dir = fs::temp_directory_path() / ("wb_probes_refserver_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path config = fault_config(dir);
+  const std::string store = (dir / "w.db").string();
+  const std::vector<std::string> on{"--config", config.string(), "--store", store};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), on.begin(), on.end());
+    return args;
+  };
+
+  // The four corners of the grid (a D-optimal design for the linear model): two of them with one
+  // disk.
+  auto surface = workbench(
+      with({"map-surface", "--factors", "threads,disks", "--model", "linear", "--points", "4", "--json"}),
+      420s);
+  INFO("map-surface stderr: " << surface.err);
+  REQUIRE(surface.exit_code == 0);
+  CHECK(surface.err.find("mismatch: ") != std::string::npos);
+
+  // Every search map-surface made with one disk is a mismatch far below the expectation, and
+  // there is no other: with four disks the slow one costs less than the tolerance.
+  auto searches = query(store,
+                        "SELECT s.sample, s.status, COUNT(m.id), MAX(m.ratio) FROM searches s LEFT JOIN "
+                        "mismatches m ON m.search_id = s.id GROUP BY s.id");
+  REQUIRE(searches.size() == 4);
+  int in_region = 0;
+  for (const auto& s : searches) {
+    INFO(s[0] << " " << s[1] << " mismatches " << s[2] << " ratio " << s[3]);
+    CHECK(s[1] == "found");
+    if (in_fault_region(s[0])) {
+      ++in_region;
+      CHECK(s[2] == "1");
+      if (s[2] == "1") CHECK(std::stod(s[3]) < 0.75);
+    } else {
+      CHECK(s[2] == "0");
+    }
+  }
+  CHECK(in_region == 2);
+  // Disks rank first at every mismatch; once a search with four disks is known it has the gain.
+  auto mismatches = query(store, "SELECT sample, attributes_json FROM mismatches");
+  REQUIRE_FALSE(mismatches.empty());
+  for (const auto& m : mismatches) {
+    INFO(m[0] << " " << m[1]);
+    json attrs = json::parse(m[1]);
+    REQUIRE(attrs.size() == 2);
+    CHECK(attrs[0]["name"] == "disks");
+    CHECK(attrs[0]["gain"].get<double>() >= attrs[1]["gain"].get<double>());
+  }
+
+  // Probes vary disks (the attribute ranked first) one level up from each mismatch point.
+  json probes = run_json(with({"probe", "list", "--json"}));
+  REQUIRE(probes.is_array());
+  REQUIRE_FALSE(probes.empty());
+  for (const auto& p : probes) {
+    INFO(p.dump());
+    CHECK(p["attribute"] == "disks");
+    CHECK(p["status"] == "planned");
+    CHECK(p["sample"]["disks"] == 2);
+  }
+
+  const std::string before = query(store, "SELECT COALESCE(MAX(id), 0) FROM searches").at(0).at(0);
+  json agent = run_json(with({"agent", "--once", "--json"}), std::chrono::seconds(150 * probes.size()));
+  CHECK(agent["ran"] == probes.size());
+  auto done = query(store, "SELECT status, search_id FROM probes");
+  REQUIRE(done.size() == probes.size());
+  for (const auto& p : done) {
+    CHECK(p[0] == "done");
+    CHECK_FALSE(p[1].empty());
+  }
+  CHECK(query(store, "SELECT COUNT(*) FROM searches WHERE id > " + before)[0][0] ==
+        std::to_string(probes.size()));
+  // Probes' own mismatches (two disks, one slow, may be one) plan no further probes.
+  CHECK(query(store, "SELECT COUNT(*) FROM probes")[0][0] == std::to_string(probes.size()));
+
+  auto shown = workbench(with({"model", "show"}), 60s);
+  REQUIRE(shown.exit_code == 0);
+  INFO("model show: " << shown.out);
+  CHECK(shown.out.find("Z-CART correction") != std::string::npos);
+  // Z-CART splits one disk off from more disks.
+  CHECK((shown.out.find("disks <= 1") != std::string::npos ||
+         shown.out.find("disks > 1") != std::string::npos));
+
+  // The one-disk sample nobody measured: Z-CART within 15% of the λ* peak then measures there,
+  // the bare expectation not.
+  int checked = 0;
+  for (int threads : {3, 2, 4}) {
+    const std::string set = "disks=1,threads=" + std::to_string(threads);
+    if (!query(store, "SELECT 1 FROM searches WHERE sample = '" + set + "'").empty()) continue;
+    json w = run_json(with({"whatif", "--set", set, "--json"}));
+    std::map<std::string, double> by_source;
+    for (const auto& a : w["answers"]) by_source[a["source"]] = a["value"].get<double>();
+    json truth = run_json(with({"peak", "--set", set, "--json"}), 180s);
+    REQUIRE(truth["status"] == "found");
+    const double t = truth["peak_rate"].get<double>();
+    WARN(set << ": measured λ* " << t << ", whatif zcart " << by_source["zcart"] << ", expectation "
+             << by_source["expectation"]);
+    CHECK(std::abs(by_source.at("zcart") - t) <= 0.15 * t);
+    CHECK(std::abs(by_source.at("expectation") - t) > 0.15 * t);
+    ++checked;
+  }
+  CHECK(checked == 1);
+  WARN("wall time " << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
+  fs::remove_all(dir);
+}
