@@ -64,6 +64,11 @@ struct Outcome {
   bool in_region = false;
   bool interval_covers = false;
   int loads = 0;
+  // Where the cost went (--breakdown): the claimed load's trials, loads judged above or below, and
+  // rough trials discarded when a load restarted at a longer runlength.
+  double cost_peak = 0, cost_side = 0, cost_restart = 0;
+  int side_loads = 0, side_trials = 0, peak_trials = 0;
+  double start_distance = 0;  // |first load − true λ*| / true λ*
 };
 
 std::vector<Sample> all_samples(const Config& c) {
@@ -146,6 +151,19 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
     o.in_region = o.found && r.peak_rate >= t.region_low && r.peak_rate <= t.region_high;
     o.interval_covers = o.found && r.peak_low <= t.peak_rate && t.peak_rate <= r.peak_high;
     o.loads = static_cast<int>(r.loads.size());
+    double in_loads = 0;
+    for (const auto& l : r.loads) {
+      double lc = 0;
+      for (const auto& tr : l.trials) lc += tr.cost_s;
+      in_loads += lc;
+      if (l.verdict == Verdict::kPeak) {
+        o.cost_peak += lc, o.peak_trials += static_cast<int>(l.trials.size());
+      } else {
+        o.cost_side += lc, o.side_trials += static_cast<int>(l.trials.size()), ++o.side_loads;
+      }
+    }
+    o.cost_restart = r.cost_s - in_loads;
+    o.start_distance = std::abs(start - t.peak_rate) / t.peak_rate;
     out.push_back(o);
     if (o.found) past.push_back(PastPeak{s, r.peak_rate});
     for (const auto& vo : variance_observations(r.loads)) prior.push_back(vo);
@@ -196,7 +214,7 @@ double median(std::vector<double> xs) {
 
 int main(int argc, char** argv) {
   int seeds = 20, strawman_seeds = 20, curve_seeds = 5, threads = 1;
-  bool curve = true;
+  bool curve = true, breakdown = false;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (arg("--seeds"))
@@ -209,10 +227,12 @@ int main(int argc, char** argv) {
       threads = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--no-curve") == 0)
       curve = false;
+    else if (std::strcmp(argv[i], "--breakdown") == 0)
+      breakdown = true;
     else {
       fmt::print(stderr,
                  "usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] "
-                 "[--no-curve]\n");
+                 "[--no-curve] [--breakdown]\n");
       return 2;
     }
   }
@@ -308,6 +328,30 @@ int main(int argc, char** argv) {
   }
   fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f}\n", "oracle (confirmation only)",
              oracle_total / 3600, oracle_total / cheapest, 1.0, oracle_total / straw);
+
+  if (breakdown) {
+    // Where a search's cost goes beyond the oracle's confirmation (per search, mean over searches).
+    fmt::print("\nCost breakdown per search (mean, hours; trials per load)\n");
+    fmt::print("{:<28} {:>7} {:>7} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "policy", "total", "claimed",
+               "sides", "restarts", "oracle", "side lds", "tr/side", "tr/claim", "start dist");
+    double oracle_mean = oracle_total / static_cast<double>(tour.size());
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      int n = variants[v].policy == "strawman" ? strawman_seeds : seeds;
+      double tot = 0, pk = 0, sd = 0, rs = 0, sl = 0, st = 0, pt = 0, dist = 0, cnt = 0, found = 0;
+      for (int s = 0; s < n; ++s) {
+        for (const auto& o : outcomes[v][static_cast<std::size_t>(s)]) {
+          tot += o.cost, pk += o.cost_peak, sd += o.cost_side, rs += o.cost_restart;
+          sl += o.side_loads, st += o.side_trials, pt += o.peak_trials, dist += o.start_distance;
+          found += o.found;
+          cnt += 1;
+        }
+      }
+      fmt::print("{:<28} {:>7.2f} {:>7.2f} {:>7.2f} {:>8.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
+                 variants[v].label(), tot / cnt / 3600, pk / cnt / 3600, sd / cnt / 3600, rs / cnt / 3600,
+                 oracle_mean / 3600, sl / cnt, sl > 0 ? st / sl : 0.0, found > 0 ? pt / found : 0.0,
+                 dist / cnt);
+    }
+  }
 
   // Per-sample medians: model-safe vs binsearch, and where the paper's model picker goes wrong.
   auto idx = [&](const std::string& p, const std::string& rl, bool seeding) {
