@@ -90,16 +90,18 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
     load.ci = claim;
     return Verdict::kPeak;
   }
-  // Not claimed. While the mean is inside the region, take more trials up to the last look. From
-  // the third look on (the spread of two or three trials is too rough to act on), a mean outside
-  // the region, and at the last look any mean, says on which side of the peak the load lies and
-  // the search moves on: a wrong side costs loads, never a wrong claim. (Deciding as soon as the
-  // last look could not fit the interval in found fewer peaks: 185 of the coverage test's 200
-  // searches against 199 for this rule, at up to twice the trials on steep samples.)
-  const int last = looks.back();
-  const int third = looks[std::min<std::size_t>(2, looks.size() - 1)];
+  // Not claimed. While the mean is inside the band, take more trials up to the last look. From
+  // the first look on, a mean outside the band, and at the last look any mean, says on which side
+  // of the peak the load lies and the search moves on: a wrong side costs loads, never a wrong
+  // claim (the claim above is what carries the confidence). Loads away from the region are what a
+  // search pays beyond the oracle's confirmation: waiting for the third look (8 trials) spent 6-9
+  // trials on each of them; deciding at the first look cut the seeded searches' total by 10-18% on
+  // bench/policies at coverage >= 96.9% for every policy but the paper's `model`, and the coverage
+  // test still found 195 of its 200 peaks (199 when waiting for the third look). (Deciding as soon
+  // as the last look could not fit the interval found fewer peaks: 185 of 200.)
+  const int last = looks.back(), first = looks.front();
   bool mean_inside = inside.mean >= band_lo && inside.mean <= band_hi;
-  if (n < last && (n < third || mean_inside)) return Verdict::kInvalid;
+  if (n < last && (n < first || mean_inside)) return Verdict::kInvalid;
   return claim.mean < sat ? Verdict::kBelow : Verdict::kAbove;
 }
 

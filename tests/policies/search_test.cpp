@@ -100,10 +100,11 @@ TEST_CASE("with the paper's rule the trial cap at one load ends the search with 
   CHECK_THAT(res.message, Catch::Contains("max_trials"));
 }
 
-TEST_CASE("with scheduled looks a load that cannot be claimed is decided by its mean at the last look") {
+TEST_CASE("with scheduled looks a load whose mean is outside the band is decided at the first look") {
   ScriptedRunner r;
-  // Trials alternate 10 and 70 ms (counted across loads): at five trials a load's mean is 34 or
-  // 46 ms, outside the region [36, 44], and its CI is far too wide to claim anything.
+  // Trials alternate 10 and 70 ms (counted across loads): at three trials (the first look) a
+  // load's mean is 30 or 50 ms, outside the region [36, 44], and its CI is far too wide to claim
+  // anything or to exclude the region.
   r.response = [](double, std::uint64_t i) { return i % 2 == 0 ? 10.0 : 70.0; };
   auto o = options();
   o.peak.max_trials = 6;
@@ -114,8 +115,33 @@ TEST_CASE("with scheduled looks a load that cannot be claimed is decided by its 
   CHECK(res.status == SearchStatus::kNotFound);
   REQUIRE(res.loads.size() == 4);
   for (const auto& l : res.loads) {
-    CHECK(l.trials.size() == 5);
+    CHECK(l.trials.size() == 3);
     CHECK(l.verdict == (l.ci.mean < 40 ? Verdict::kBelow : Verdict::kAbove));
+  }
+}
+
+TEST_CASE(
+    "with scheduled looks a load whose mean stays in the band is decided by its mean at the last look") {
+  ScriptedRunner r;
+  // Every load gets 10, 70, 40, 10, 10 ms (five trials per load, counted across loads): at the
+  // first look the mean is 40 ms, inside the region [36, 44] but far from accurate, so the load
+  // goes on to the last look, where its mean of 28 ms says below.
+  r.response = [](double, std::uint64_t i) {
+    const double cycle[] = {10.0, 70.0, 40.0, 10.0, 10.0};
+    return cycle[i % 5];
+  };
+  auto o = options();
+  o.peak.max_trials = 6;
+  o.peak.max_loads = 4;
+  REQUIRE(accuracy_looks(o.peak) == std::vector<int>{3, 5});
+  auto picker = make_picker("binsearch", o.peak, 50);
+  auto res = run_search(Sample(), o, *picker, r);
+  CHECK(res.status == SearchStatus::kNotFound);
+  REQUIRE(res.loads.size() == 4);
+  for (const auto& l : res.loads) {
+    CHECK(l.trials.size() == 5);
+    CHECK(l.ci.mean == Approx(28.0));
+    CHECK(l.verdict == Verdict::kBelow);
   }
 }
 
