@@ -18,7 +18,10 @@
 // fraction whose reported [peak_low, peak_high] contains the true λ*.
 //
 // Usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] [--no-curve]
+//                       [--breakdown]
 //   defaults: 20 seeds, 20 for the strawman, 5 for the cost-vs-target curve, 1 thread.
+//   --breakdown: per search, the cost on the claimed load, on loads judged above/below and on
+//   discarded rough trials, side loads and their trials, and the first load's distance from λ*.
 //   Truths are cached in <build>/bench_policies_truths.txt.
 #include <fmt/format.h>
 
