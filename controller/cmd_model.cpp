@@ -16,6 +16,7 @@
 #include "controller/refserver_stats.hpp"
 #include "controller/testbed.hpp"
 #include "core/error.hpp"
+#include "harness/real_trial_runner.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -165,7 +166,8 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
     std::cerr << fmt::format("calibrating {} at {:.1f}/s for {:g} s\n", sample.key(), rate, runlength);
     trial = runner.run(sample, rate, runlength, 0);
     // The SUT keeps running until the runner goes: its counters cover this trial (and warm-up).
-    nlohmann::json stats = fetch_refserver_stats(real->sut.address, real->sut.port, std::chrono::seconds(5));
+    nlohmann::json stats =
+        fetch_refserver_stats(real->sut.address, real->sut.port, false, std::chrono::seconds(5));
     measured = demands_from_refserver_stats(stats, net, sample, trial.mean_ms);
   }
   if (measured.empty())

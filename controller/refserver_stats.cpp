@@ -2,57 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <optional>
 
-#include "core/asio.hpp"
 #include "core/error.hpp"
-#include "core/rpc_protocol.hpp"
 
 namespace wb {
-
-namespace asio = boost::asio;
-
-nlohmann::json fetch_refserver_stats(const std::string& address, int port,
-                                     std::chrono::milliseconds timeout) {
-  asio::io_context io;
-  asio::ip::tcp::socket socket(io);
-  asio::ip::tcp::endpoint endpoint(asio::ip::make_address(address), static_cast<unsigned short>(port));
-  std::array<std::uint8_t, rpc::kLengthSize> length{};
-  std::vector<std::uint8_t> body;
-  std::optional<boost::system::error_code> done;
-  rpc::Request req;
-  req.op = rpc::Op::kStats;
-  req.id = 1;
-  const auto frame = rpc::encode_request(req);
-
-  auto fail = [&](boost::system::error_code ec) { done = ec; };
-  socket.async_connect(endpoint, [&](boost::system::error_code ec) {
-    if (ec) return fail(ec);
-    asio::async_write(socket, asio::buffer(frame), [&](boost::system::error_code ec2, std::size_t) {
-      if (ec2) return fail(ec2);
-      asio::async_read(socket, asio::buffer(length), [&](boost::system::error_code ec3, std::size_t) {
-        if (ec3) return fail(ec3);
-        std::uint32_t n = rpc::get_u32(length.data());
-        if (n < rpc::kResponseHeaderSize || n > rpc::kMaxFrame) return fail(asio::error::invalid_argument);
-        body.resize(n);
-        asio::async_read(socket, asio::buffer(body),
-                         [&](boost::system::error_code ec4, std::size_t) { fail(ec4); });
-      });
-    });
-  });
-  io.run_for(timeout);
-  const std::string where = fmt::format("refserver stats from {}:{}", address, port);
-  if (!done) throw Error(where + ": no answer within " + std::to_string(timeout.count()) + " ms");
-  if (*done) throw Error(where + ": " + done->message());
-  if (body[8] != static_cast<std::uint8_t>(rpc::Status::kOk))
-    throw Error(where + ": the server refused the request");
-  try {
-    return nlohmann::json::parse(body.begin() + rpc::kResponseHeaderSize, body.end());
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(where + ": not JSON: " + e.what());
-  }
-}
 
 namespace {
 

@@ -1,8 +1,7 @@
 #pragma once
-// Reads refserver's per-stage statistics (rpc::Op::kStats, sut/stage_stats.hpp) over one TCP
-// connection, and turns them into calibrated demands of the [model] centers named like a stage
-// [issue 7.2; 000 §4.1.1: direct measurements of a center's demand].
-#include <chrono>
+// Turns refserver's per-stage statistics (rpc::Op::kStats, sut/stage_stats.hpp; fetched with
+// fetch_refserver_stats of harness/real_trial_runner.hpp) into calibrated demands of the [model]
+// centers named like a stage [issue 7.2; 000 §4.1.1: direct measurements of a center's demand].
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,10 +11,6 @@
 #include "controller/expectation.hpp"
 
 namespace wb {
-
-// Sends one stats request to refserver at address:port and returns its JSON. Throws Error when
-// it cannot connect, the answer is not a stats object, or nothing arrives within `timeout`.
-nlohmann::json fetch_refserver_stats(const std::string& address, int port, std::chrono::milliseconds timeout);
 
 // Demands per visit measured by refserver, for the centers of `net` named like its stages:
 //   "cpu":  the cpu stage's mean over every read, write and metadata request; visits 1.

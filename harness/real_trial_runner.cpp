@@ -61,9 +61,10 @@ bool tcp_accepts(const std::string& address, int port) {
 // kFlagStatsReset; sut/ is a stand-alone program the harness does not link).
 constexpr std::uint8_t kStatsResetFlag = 2;
 
-// One stats request to refserver at address:port; its JSON, or throws Error.
-nlohmann::json fetch_stats(const std::string& address, int port, bool reset,
-                           std::chrono::milliseconds timeout) {
+}  // namespace
+
+nlohmann::json fetch_refserver_stats(const std::string& address, int port, bool reset,
+                                     std::chrono::milliseconds timeout) {
   namespace asio = boost::asio;
   asio::io_context io;
   asio::ip::tcp::socket socket(io);
@@ -105,8 +106,6 @@ nlohmann::json fetch_stats(const std::string& address, int port, bool reset,
     throw Error(where + ": not JSON: " + e.what());
   }
 }
-
-}  // namespace
 
 bool sut_reports_stages(const TestbedConfig& testbed) {
   return testbed.sut.start.find("{refserver}") != std::string::npos;
@@ -287,7 +286,7 @@ void RealTrialRunner::wait_ready(Host& h) {
 
 std::optional<nlohmann::json> RealTrialRunner::sut_stats(bool reset) {
   try {
-    return fetch_stats(testbed_.sut.address, testbed_.sut.port, reset, 2000ms);
+    return fetch_refserver_stats(testbed_.sut.address, testbed_.sut.port, reset, 2000ms);
   } catch (const Error& e) {
     if (options_.log) options_.log(fmt::format("no stage times for this trial: {}", e.what()));
     return std::nullopt;

@@ -2,6 +2,7 @@
 // The TrialRunner of real testbeds: configures and starts the SUT for a sample from [sut], runs
 // wbload on every generator host in parallel with its share of λ, merges their histograms
 // exactly and returns one TrialResult.
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -36,6 +37,12 @@ struct RealRunnerOptions {
 // Whether the SUT reports per-stage times: its [sut] start command runs the bundled refserver
 // ({refserver}), which answers a stats request (sut/stage_stats.hpp).
 bool sut_reports_stages(const TestbedConfig& testbed);
+
+// Sends one stats request to refserver at address:port and returns its JSON; with `reset` the
+// server zeroes its counters after answering. Throws Error when it cannot connect, the answer is
+// not a stats object, or nothing arrives within `timeout`.
+nlohmann::json fetch_refserver_stats(const std::string& address, int port, bool reset,
+                                     std::chrono::milliseconds timeout);
 
 // Mean time per request in each stage, ms, from a refserver stats object: every stage's total
 // over reads, writes and metadata requests divided by their count (a metadata request spends 0
