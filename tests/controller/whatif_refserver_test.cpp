@@ -1,7 +1,5 @@
 // The expectation model against the real refserver of configs/demo.toml (integration: real
 // refserver, real wbload, on loopback; bounded to one calibration trial and one short search).
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
@@ -22,19 +20,6 @@ namespace {
 const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
 const std::string kDemoConfig = std::string(WB_SOURCE_DIR) + "/configs/demo.toml";
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  socklen_t len = sizeof a;
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // A copy of the demo testbed on a free port, laid out as configs/ beside workloads/ so that its
 // {source} placeholder still finds the mixes.
 std::string demo_copy(const fs::path& dir) {
@@ -44,7 +29,7 @@ std::string demo_copy(const fs::path& dir) {
   std::string text = ss.str();
   auto pos = text.find("port = 7411");
   REQUIRE(pos != std::string::npos);
-  text.replace(pos, 11, "port = " + std::to_string(free_port()));
+  text.replace(pos, 11, "port = " + std::to_string(wb::test::free_port()));
   fs::create_directories(dir / "configs");
   fs::create_directory_symlink(fs::path(WB_SOURCE_DIR) / "workloads", dir / "workloads");
   fs::path p = dir / "configs" / "demo.toml";

@@ -10,10 +10,7 @@
 //
 // Bounded: 1 s trials at hundreds of requests/s (2 ms disks, R_sat 8 ms), a coarse target
 // (90/70), four design points, two probes and one check search.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sqlite3.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -130,25 +127,12 @@ cv = 0.5
 within = "workers"
 )";
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  socklen_t len = sizeof a;
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 fs::path fault_config(const fs::path& dir) {
   std::ofstream(dir / "reads.toml") << kMix;
   std::string text = kConfig;
   const std::size_t at = text.find("{PORT}");
   REQUIRE(at != std::string::npos);
-  text.replace(at, 6, std::to_string(free_port()));
+  text.replace(at, 6, std::to_string(wb::test::free_port()));
   fs::path p = dir / "refserver-fault.toml";
   std::ofstream(p) << text;
   // The same testbed and store with a narrower band (R_sat(1 ± 0.2), target 90/80) and more

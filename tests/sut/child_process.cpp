@@ -1,8 +1,10 @@
 #include "child_process.hpp"
 
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -129,6 +131,24 @@ RunResult run_to_exit(const std::vector<std::string>& argv, std::chrono::millise
   r.out = child.drain_stdout();
   r.err = child.drain_stderr();
   return r;
+}
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error(std::string("free_port: socket: ") + std::strerror(errno));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t len = sizeof a;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw std::runtime_error(std::string("free_port: ") + std::strerror(e));
+  }
+  ::close(fd);
+  return ntohs(a.sin_port);
 }
 
 }  // namespace wb::test

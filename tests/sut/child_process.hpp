@@ -46,4 +46,9 @@ struct RunResult {
 };
 RunResult run_to_exit(const std::vector<std::string>& argv, std::chrono::milliseconds timeout);
 
+// A TCP port on 127.0.0.1 that the kernel handed out as free a moment ago (bind to port 0); throws
+// std::runtime_error if it cannot. A port derived from the pid instead can be held by another
+// socket: CI once failed with "Address already in use" that way.
+int free_port();
+
 }  // namespace wb::test

@@ -1,15 +1,12 @@
 #pragma once
-// Helpers for tests that run `workbench` against real testbeds: a free loopback port, queries on
-// a store, and a check of the process table for leftovers.
+// Helpers for tests that run `workbench` against real testbeds: queries on a store and a check of
+// the process table for leftovers (a free loopback port is in tests/sut/child_process.hpp).
 #include <sqlite3.h>
 
 #include <filesystem>
 #include <string>
 
 namespace wb::test {
-
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int free_port();
 
 // First column of the first row of `sql` on the store at `db`, as text ("" if no row).
 std::string query(const std::filesystem::path& db, const std::string& sql);

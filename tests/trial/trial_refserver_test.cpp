@@ -25,7 +25,7 @@ const char* const kSearchPeak =
     "max_trials = 12\nmax_loads = 8\nbudget_s = 90\n";
 
 fs::path slow_disk_config(const fs::path& dir, const std::string& peak) {
-  const int port = 20000 + static_cast<int>(getpid() % 20000);
+  const int port = wb::test::free_port();
   std::string text = R"(
 [testbed]
 name = "slowdisk"
