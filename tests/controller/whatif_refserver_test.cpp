@@ -68,9 +68,10 @@ TEST_CASE(
   // ~400 draws have a standard error of 5%; 25% is five of them.
   CHECK(std::abs(by_center["disk"]["demand_ms"].get<double>() - 4.86) / 4.86 <= 0.25);
   CHECK(by_center["disk"]["visits"].get<double>() == Approx(1.0));
-  // 0.2 ms of sleep: a sleep never ends early, and oversleeps by the timer slack (~0.05 ms).
-  CHECK(by_center["cpu"]["demand_ms"].get<double>() >= 0.19);
-  CHECK(by_center["cpu"]["demand_ms"].get<double>() <= 0.45);
+  // CPU: --cpu-ms 0.2 with the default exponential distribution, and refserver records the drawn
+  // time (its virtual clock), not the oversleep; so the same ~400 draws, the same 5% standard
+  // error, the same 25% bound. (CI once measured 0.179: 2.1 standard errors low, a plain draw.)
+  CHECK(std::abs(by_center["cpu"]["demand_ms"].get<double>() - 0.2) / 0.2 <= 0.25);
   // What wbload saw beyond refserver's residence: loopback and two network threads, a fraction of
   // a millisecond on an idle machine, a few on a busy one; never nothing.
   REQUIRE(by_center.count("net") == 1);
