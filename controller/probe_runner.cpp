@@ -22,7 +22,9 @@ std::vector<std::int64_t> refine_models(store::Store& store, const Config& confi
                                         std::ostream& log) {
   ZCart tree = refit_zcart(store, config, persisted_zcart_options(probing));
   std::vector<std::int64_t> closed;
-  for (const auto& m : store.mismatches(config.name(), true)) {
+  // Z-CART learns λ*: only λ* mismatches can be judged by it. A fixed-rate run's mismatch is a
+  // mean response time at one rate (ms), and stays open for a person to look at.
+  for (const auto& m : store.mismatches(config.name(), true, "peak_rate")) {
     if (!encode_sample(config, m.sample)) continue;
     ZCartAnswer a = zcart_predict(tree, config, m.sample, m.expected);
     if (std::abs(a.value - m.measured) > probing.tolerance * m.measured) continue;

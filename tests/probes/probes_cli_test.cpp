@@ -174,8 +174,31 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
   CHECK(probes[0]["attribute"] == "disks");
 
   const std::int64_t before = max_search_id(store);
+  const std::string flagged_open =
+      "SELECT COUNT(*) FROM mismatches WHERE status = 'open' AND search_id <= " + std::to_string(before);
+  REQUIRE(query(store, flagged_open)[0][0] == std::to_string(mismatches.size()));
   json agent = run_json({"agent", "--config", config.string(), "--store", store, "--once", "--json"});
   CHECK(agent["ran"] == probes.size());
+  // The agent closes the mismatches its refined tree now predicts within tolerance (the default
+  // 15%), and only those: one it left open is one the tree still gets wrong (disks=4,threads=1,
+  // where the thread, not the collapsed disks, sets λ*, measured a ratio of 0.23 where its leaf
+  // learned ~0.42).
+  auto flagged = query(store, "SELECT sample, measured, status FROM mismatches WHERE search_id <= " +
+                                  std::to_string(before));
+  int closed = 0;
+  for (const auto& m : flagged) {
+    json w = run_json({"whatif", "--config", config.string(), "--store", store, "--set", m[0], "--json"});
+    double zcart = -1;
+    for (const auto& a : w["answers"])
+      if (a["source"] == "zcart") zcart = a["value"].get<double>();
+    const double measured = std::stod(m[1]);
+    INFO(m[0] << ": " << m[2] << ", measured " << measured << ", Z-CART " << zcart);
+    CHECK((m[2] == "closed") == (std::abs(zcart - measured) <= 0.15 * measured));
+    closed += m[2] == "closed";
+  }
+  CHECK(closed >= 1);
+  CHECK(std::to_string(agent["open_mismatches"].get<int>()) ==
+        query(store, "SELECT COUNT(*) FROM mismatches WHERE status = 'open'")[0][0]);
   check_each_probe_ran_once(store, before, probes.size());
   CHECK(run_json({"probe", "list", "--config", config.string(), "--store", store, "--json"}).empty());
   CHECK(
