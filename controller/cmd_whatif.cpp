@@ -96,7 +96,10 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
       a.unit = "ms";
       a.value = c.response;
     }
-    a.note = fmt::format("closed workload: {} clients, think {:g} ms (exact MVA)", *o.clients, o.think_ms);
+    a.note = fmt::format("closed workload: {} clients, think {:g} ms ({})", *o.clients, o.think_ms,
+                         c.iterations > 0
+                             ? fmt::format("Schweitzer's approximate MVA, {} iterations", c.iterations)
+                             : "load-dependent MVA, pools as flow-equivalent servers");
   } else if (o.metric == "throughput") {
     a.unit = "requests/s";
     a.value = o.rate ? (peak.at.stable ? *o.rate : peak.saturation_rate) : peak.saturation_rate;

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "models/mva.hpp"
+#include "models/closed_network.hpp"
 
 namespace wb {
 
@@ -97,7 +97,7 @@ ClosedResult expect_closed(const Config& config, const Sample& sample,
   if (clients < 1) throw InputError("--clients must be at least 1");
   if (!(think_ms >= 0) || !std::isfinite(think_ms)) throw InputError("--think must be a time >= 0 ms");
   EffectiveModel m = effective_model(config, sample, calibrations);
-  return mva_exact(closed_centers(m.network, m.sample), clients, think_ms);
+  return solve_closed(m.network, m.sample, clients, think_ms);
 }
 
 }  // namespace wb

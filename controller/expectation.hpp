@@ -66,9 +66,10 @@ PeakExpectation expect_peak(const Config& config, const Sample& sample,
                             const std::vector<CalibratedDemand>& calibrations,
                             std::optional<double> rate = std::nullopt);
 
-// A closed workload of `clients` with think time `think_ms` [001 §III-C.2]: exact MVA over the
-// network's centers outside pools and within them (a pool's token limit is not product form and
-// is left out), multi-server centers by Seidmann's approximation.
+// A closed workload of `clients` with think time `think_ms` [001 §III-C.2]: solve_closed() of
+// models/closed_network.hpp — pools as flow-equivalent servers, so a thread limit bounds the
+// throughput, and multi-server centers exact (Schweitzer's approximation without pools beyond
+// 2000 clients). Throughput per ms, times in ms.
 ClosedResult expect_closed(const Config& config, const Sample& sample,
                            const std::vector<CalibratedDemand>& calibrations, int clients, double think_ms);
 

@@ -57,9 +57,10 @@ double saturation_rate(const QueueNetwork& net, const Sample& sample);
 // nothing can saturate (only delay centers) and R stays below R_sat.
 double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sat_ms);
 
-// The centers outside pools as a closed model (demand per request in ms), for the operational
-// laws of models/operational_laws.hpp. A pool's token limit is not a product-form center and is
-// left out; the inner centers are kept.
+// Every center except the pools (those outside pools and those within them) as a closed model
+// (demand per request in ms), for the operational laws of models/operational_laws.hpp. A pool's
+// token limit is not a product-form center and is left out, so this is not a closed-workload
+// model of a network with pools: solve_closed() (models/closed_network.hpp) is.
 std::vector<ClosedCenter> closed_centers(const QueueNetwork& net, const Sample& sample);
 
 }  // namespace wb

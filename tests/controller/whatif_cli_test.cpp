@@ -128,6 +128,11 @@ TEST_CASE("whatif answers follow the DESIGN contract and the operational laws") 
   CHECK(one["answers"][0]["value"].get<double>() == Approx(13.5));
   json x1 = with({"--metric", "throughput", "--clients", "1", "--think", "986.5"});
   CHECK(x1["answers"][0]["value"].get<double>() == Approx(1.0));  // N / (R + Z) = 1 / 1 s
+  // The thread pool bounds a closed workload too: one thread serializes 1 + 0.8 × 15 ms, so 50
+  // clients get 1000/13 requests/s (not the 166/s of the 2 disks, as when the pool was dropped).
+  json serial = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=1",
+                          "--metric", "throughput", "--clients", "50", "--think", "0", "--json"});
+  CHECK(serial["answers"][0]["value"].get<double>() == Approx(1000 / 13.0).epsilon(1e-9));
 
   // Text output with --explain names the bottleneck and the utilizations.
   auto text = workbench(
