@@ -66,7 +66,11 @@ int run_check(const CommonOptions& common) {
         if (!v) p["problem"] = why;
         p["current"] = v && *v == local_versions[i];
         if (!h.local && !p["current"].get<bool>()) p["note"] = "workbench uploads it before the first trial";
-        if (h.local && !v) all_ok = false;
+        if (h.local && !v) {
+          all_ok = false;
+          p["note"] = fmt::format(
+              "trials run this copy: rebuild it, or set WB_BIN_DIR to a folder with a working {}", names[i]);
+        }
         j[names[i]] = p;
       }
     } catch (const Error& err) {

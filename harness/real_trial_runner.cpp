@@ -240,7 +240,7 @@ void RealTrialRunner::start_sut(const Sample& sample) {
   if (options_.log) options_.log(fmt::format("starting SUT for {}: {}", sample.key(), shell_join(spec.argv)));
   sut_ = h.executor->start(spec);
   try {
-    wait_ready(h);
+    wait_ready(h, values);
   } catch (...) {
     stop_sut();
     throw;
@@ -249,9 +249,42 @@ void RealTrialRunner::start_sut(const Sample& sample) {
   if (testbed_.sut.settle_s > 0) std::this_thread::sleep_for(ms(testbed_.sut.settle_s));
 }
 
-void RealTrialRunner::wait_ready(Host& h) {
+void RealTrialRunner::wait_ready(Host& h, const std::map<std::string, std::string>& values) {
   const SutConfig& s = testbed_.sut;
   auto deadline = Clock::now() + ms(s.ready_timeout_s);
+  if (s.ready == "command") {
+    // Run the probe on the SUT's host until it exits 0; each run may use the time left, and the
+    // pause between runs watches the SUT so one that dies is reported at once.
+    const std::vector<std::string> argv = expand_command_template(s.ready_command, values);
+    const std::string shown = shell_join(argv);
+    int runs = 0;
+    std::string last = "never ran";
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left <= 0ms) break;
+      CommandResult r = h.executor->run(CommandSpec{argv, {}, {}, left});
+      ++runs;
+      if (r.ok()) return;
+      if (!r.timed_out && (r.exit_status == 126 || r.exit_status == 127)) {  // polling cannot help
+        throw Error(fmt::format("the ready command `{}` cannot run on {} (exit {}): {}", shown,
+                                h.config->name, r.exit_status, tail(r.err, 200)));
+      }
+      last = r.timed_out ? "cut off at the deadline"
+                         : fmt::format("exit {}{}{}", r.exit_status,
+                                       r.exit_signal ? ", signal " + *r.exit_signal : "",
+                                       r.err.empty() ? "" : ": " + tail(r.err, 200));
+      left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left <= 0ms) break;
+      if (auto d = sut_->wait(std::min(left, ms(s.ready_interval_s)))) {
+        throw Error(fmt::format("SUT on {} exited before its ready command succeeded (exit {}): {}",
+                                h.config->name, d->exit_status, tail(d->err)));
+      }
+    }
+    throw Error(fmt::format(
+        "SUT on {} was not ready within {:g} s: the ready command `{}` did not exit 0 ({} run(s), last: {}); "
+        "check the command or raise [sut] ready_timeout_s: {}",
+        h.config->name, s.ready_timeout_s, shown, runs, last, sut_->describe()));
+  }
   if (s.ready == "line") {
     for (;;) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -418,6 +451,11 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
       stop_sut();
       throw Error(fmt::format("wbload on {} printed an unreadable result: {} (output: {})", where, e.what(),
                               tail(r.out, 120)));
+    }
+    if (options_.log && gens.size() > 1) {
+      const LoadResult& p = parts.back();
+      options_.log(fmt::format("wbload on {}: offered {:.3f}/s, sent {}, completed {}, errors {}", where,
+                               p.offered_rate, p.sent, p.completed, p.error_total() + p.timeouts));
     }
   }
   if (auto dead = sut_->wait(0ms)) {

@@ -82,7 +82,7 @@ class RealTrialRunner final : public TrialRunner {
   struct Host;
   Host& host(const std::string& name);
   void start_sut(const Sample& sample);
-  void wait_ready(Host& sut_host);
+  void wait_ready(Host& sut_host, const std::map<std::string, std::string>& values);
   std::map<std::string, std::string> values_for(Host& h, const Sample& sample);
   std::optional<nlohmann::json> sut_stats(bool reset);
   std::vector<std::string> wbload_argv(Host& h, const Sample& sample, double rate, double runlength_s,

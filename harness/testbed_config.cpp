@@ -93,8 +93,25 @@ TestbedConfig parse_testbed(const Config& config) {
     for (const auto& t : s.setup) check_template(*sut, "setup", t, config);
   }
   s.ready = sut->string_or("ready", s.ready);
-  if (s.ready != "line" && s.ready != "tcp")
-    sut->fail("ready", "must be \"line\" (a stdout line starting with ready) or \"tcp\"");
+  if (s.ready != "line" && s.ready != "tcp" && s.ready != "command") {
+    sut->fail("ready",
+              "must be \"line\" (a stdout line starting with ready), \"tcp\" (the port accepts) or "
+              "\"command\" (ready_command exits 0)");
+  }
+  if (s.ready == "command") {
+    if (!sut->has("ready_command"))
+      sut->fail("ready",
+                "ready = \"command\" needs ready_command, the command that exits 0 once the SUT is up");
+    s.ready_command = sut->string("ready_command");
+    check_template(*sut, "ready_command", s.ready_command, config);
+    s.ready_interval_s = sut->number_or("ready_interval_s", s.ready_interval_s);
+    if (!(s.ready_interval_s > 0)) sut->fail("ready_interval_s", "must be positive");
+  } else {
+    for (const char* key : {"ready_command", "ready_interval_s"}) {
+      if (sut->has(key))
+        sut->fail(key, fmt::format("is only used with ready = \"command\" (ready is \"{}\")", s.ready));
+    }
+  }
   s.ready_timeout_s = sut->number_or("ready_timeout_s", s.ready_timeout_s);
   if (!(s.ready_timeout_s > 0)) sut->fail("ready_timeout_s", "must be positive");
   s.port = static_cast<int>(sut->integer_or("port", s.port));

@@ -27,7 +27,14 @@ struct SutConfig {
   std::string host;                // a [[hosts]] name
   std::string start;               // command template: {refserver}, {port}, factor names, ...
   std::vector<std::string> setup;  // command templates run (to completion) before each start
-  std::string ready = "line";      // "line": a stdout line starting with "ready"; "tcp": port accepts
+  // How workbench knows the SUT is up, within ready_timeout_s of its start:
+  //   "line": its stdout has a line starting with "ready";
+  //   "tcp": [sut] address:port accepts a TCP connection (from this machine);
+  //   "command": ready_command (a template like start) run on the SUT's host exits 0; it is run
+  //   again every ready_interval_s until it does, each run limited to the time left.
+  std::string ready = "line";
+  std::string ready_command;  // template; only with ready = "command"
+  double ready_interval_s = 0.2;
   double ready_timeout_s = 15;
   int port = 7400;
   std::string address = "127.0.0.1";  // where generators reach the SUT ({sut_address})

@@ -1,0 +1,140 @@
+// Two generator hosts in one trial: wbload on this machine and wbload on an SSH host (the real sshd
+// fixture on loopback), each offered half of λ against one local refserver; the trial's result is
+// their merge.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "sshd_fixture.hpp"
+#include "testbed_support.hpp"
+#include "tests/sut/child_process.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+
+std::string two_generator_config(const wb::test::SshdFixture& sshd, const fs::path& dir, int port) {
+  std::string text = fmt::format(R"([testbed]
+name = "two-generators"
+
+[factors.threads]
+levels = [4]
+
+[factors.disks]
+levels = [2]
+
+[peak]
+r_sat_ms = 8
+width = 0.2
+target = "90/70"
+runlength_s = 1
+
+[[hosts]]
+name = "here"
+
+[[hosts]]
+name = "remote"
+address = "{host}"
+port = {sshport}
+user = "{user}"
+identity = "{key}"
+known_hosts = "{known}"
+workdir = "{work}"
+
+[sut]
+host = "here"
+start = "{{refserver}} --port {{port}} --bind 127.0.0.1 --threads {{threads}} --disks {{disks}} --cpu-ms 0.1 --cpu-mode sleep --disk-ms 1"
+port = {port}
+
+[workload]
+hosts = ["here", "remote"]
+protocol = "rpc"
+target = "127.0.0.1:{{port}}"
+connections = 4
+arrivals = "constant"
+warmup_s = 0.3
+)",
+                                 fmt::arg("host", sshd.host()), fmt::arg("sshport", sshd.port()),
+                                 fmt::arg("user", sshd.user()), fmt::arg("key", sshd.client_key()),
+                                 fmt::arg("known", sshd.known_hosts()),
+                                 fmt::arg("work", (dir / "work").string()), fmt::arg("port", port));
+  fs::path p = dir / "two.toml";
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+struct GeneratorLine {
+  std::string host;
+  double offered = 0;
+  long long sent = 0;
+  long long completed = 0;
+  long long errors = 0;
+};
+
+// The runner's per-generator lines on stderr (--verbose), in order.
+std::vector<GeneratorLine> generator_lines(const std::string& err) {
+  static const std::regex re(
+      R"(wbload on (\S+): offered ([0-9.]+)/s, sent (\d+), completed (\d+), errors (\d+))");
+  std::vector<GeneratorLine> out;
+  for (auto it = std::sregex_iterator(err.begin(), err.end(), re); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    out.push_back({m[1].str(), std::stod(m[2].str()), std::stoll(m[3].str()), std::stoll(m[4].str()),
+                   std::stoll(m[5].str())});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a trial on two generator hosts (local and SSH) splits λ and merges their counts exactly") {
+  wb::test::SshdFixture sshd;
+  fs::path dir = wb::test::fresh_dir("two_generators");
+  fs::path store = dir / "w.db";
+  const int port = wb::test::free_port();
+  std::string config = two_generator_config(sshd, dir, port);
+  const double rate = 200;
+
+  auto r = wb::test::run_to_exit(
+      {kWorkbench, "trial", "--config", config, "--store", store.string(), "--rate",
+       fmt::format("{:g}", rate), "--runlength", "1", "--trials", "2", "--json", "--verbose"},
+      120s);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["trials"].size() == 2);
+  CHECK(fs::exists(dir / "work" / "wbload"));  // uploaded to the SSH host
+
+  auto lines = generator_lines(r.err);
+  REQUIRE(lines.size() == 4);  // two generators per trial
+  for (std::size_t i = 0; i < 2; ++i) {
+    const GeneratorLine& a = lines[2 * i];
+    const GeneratorLine& b = lines[2 * i + 1];
+    CHECK(a.host == "here");
+    CHECK(b.host == "remote");
+    CHECK(a.offered == Approx(rate / 2));
+    CHECK(b.offered == Approx(rate / 2));
+    CHECK(a.completed >= 80);  // ~100 each over 1 s; neither generator sat idle
+    CHECK(b.completed >= 80);
+    const auto& t = j["trials"][i];
+    CHECK(t["completed"].get<long long>() == a.completed + b.completed);
+    CHECK(t["errors"].get<long long>() == a.errors + b.errors);
+    CHECK(t["offered_rate"].get<double>() == Approx(rate));
+    const std::string stored = wb::test::query(
+        store, fmt::format("SELECT completed FROM trials WHERE search_id = {} ORDER BY id LIMIT 1 OFFSET {}",
+                           j["run_id"].get<long long>(), i));
+    CHECK(stored == std::to_string(a.completed + b.completed));
+  }
+  std::this_thread::sleep_for(300ms);
+  CHECK(wb::test::count_processes((dir / "work").string()) == 0);          // remote wbload
+  CHECK(wb::test::count_processes(fmt::format("--port {} ", port)) == 0);  // the local refserver
+  fs::remove_all(dir);
+}
