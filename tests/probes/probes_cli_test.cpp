@@ -183,8 +183,8 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
   // 15%), and only those: one it left open is one the tree still gets wrong (disks=4,threads=1,
   // where the thread, not the collapsed disks, sets λ*, measured a ratio of 0.23 where its leaf
   // learned ~0.42).
-  auto flagged = query(store, "SELECT sample, measured, status FROM mismatches WHERE search_id <= " +
-                                  std::to_string(before));
+  auto flagged = query(
+      store, "SELECT sample, measured, status FROM mismatches WHERE search_id <= " + std::to_string(before));
   int closed = 0;
   for (const auto& m : flagged) {
     json w = run_json({"whatif", "--config", config.string(), "--store", store, "--set", m[0], "--json"});
