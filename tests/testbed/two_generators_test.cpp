@@ -138,3 +138,57 @@ TEST_CASE("a trial on two generator hosts (local and SSH) splits λ and merges t
   CHECK(wb::test::count_processes(fmt::format("--port {} ", port)) == 0);  // the local refserver
   fs::remove_all(dir);
 }
+
+// [sut] restart: "per-sample" (the default) starts the SUT once for a sample's trials,
+// "per-trial" starts a fresh one for each trial and stops it after.
+TEST_CASE("restart = per-trial starts and stops the SUT around every trial, per-sample once") {
+  fs::path dir = wb::test::fresh_dir("restart");
+  const int port = wb::test::free_port();
+  for (const std::string restart : {"per-sample", "per-trial"}) {
+    fs::path config = dir / (restart + ".toml");
+    std::ofstream(config) << fmt::format(R"([testbed]
+name = "restart"
+
+[factors.threads]
+levels = [2]
+
+[peak]
+r_sat_ms = 8
+width = 0.2
+target = "90/70"
+runlength_s = 1
+
+[[hosts]]
+name = "here"
+
+[sut]
+host = "here"
+start = "{{refserver}} --port {{port}} --bind 127.0.0.1 --threads {{threads}} --disks 1 --cpu-ms 0.1 --cpu-mode sleep --disk-ms 1"
+port = {port}
+restart = "{restart}"
+
+[workload]
+hosts = ["here"]
+protocol = "rpc"
+target = "127.0.0.1:{{port}}"
+connections = 2
+warmup_s = 0.2
+)",
+                                         fmt::arg("port", port), fmt::arg("restart", restart));
+    auto r = wb::test::run_to_exit(
+        {kWorkbench, "trial", "--config", config.string(), "--store", (dir / (restart + ".db")).string(),
+         "--rate", "50", "--runlength", "0.5", "--trials", "3", "--json", "--verbose"},
+        120s);
+    INFO(restart << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out)["trials"].size() == 3);
+    std::size_t starts = 0;
+    for (auto pos = r.err.find("starting SUT for"); pos != std::string::npos;
+         pos = r.err.find("starting SUT for", pos + 1))
+      ++starts;
+    CHECK(starts == (restart == "per-trial" ? 3u : 1u));
+    std::this_thread::sleep_for(300ms);
+    CHECK(wb::test::count_processes(fmt::format("--port {} ", port)) == 0);
+  }
+  fs::remove_all(dir);
+}
