@@ -38,6 +38,7 @@ struct Answer {
   std::optional<double> fidelity;
   int fidelity_n = 0;
   std::string note;
+  std::optional<std::string> rule;  // Z-CART: the leaf's rule path ("" at the root)
 };
 
 nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
@@ -129,6 +130,7 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
     b.high = z.high;
     b.fidelity = z.fidelity;
     b.fidelity_n = z.n;
+    b.rule = z.rule;
     b.note = z.n == 0 ? std::string("zero training: no measured search yet, so the expectation itself")
                       : fmt::format("leaf {} with {} measured searches{}", z.rule.empty() ? "root" : z.rule,
                                     z.n, tree ? " (stored tree)" : "");
@@ -166,6 +168,7 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
                          {"fidelity_n", x.fidelity_n},
                          {"tolerance", kExpectationTolerance}};
       if (x.source == "expectation") ans["calibrated"] = peak.calibrated;
+      if (x.rule) ans["rule"] = *x.rule;
       if (!x.note.empty()) ans["note"] = x.note;
       answers_json.push_back(ans);
     }

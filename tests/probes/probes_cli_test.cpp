@@ -221,7 +221,11 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
     json truth = run_json({"sim", "truth", "--config", config.string(), "--set", set, "--json"});
     json w = run_json({"whatif", "--config", config.string(), "--store", store, "--set", set, "--json"});
     std::map<std::string, double> by_source;
-    for (const auto& a : w["answers"]) by_source[a["source"]] = a["value"].get<double>();
+    for (const auto& a : w["answers"]) {
+      by_source[a["source"]] = a["value"].get<double>();
+      // The leaf's rule path, as a field of its own: the split the probes taught the tree.
+      if (a["source"] == "zcart") CHECK(a["rule"].get<std::string>().find("disks > 3") != std::string::npos);
+    }
     const double t = truth["peak_rate"].get<double>();
     INFO(set << ": truth " << t << ", zcart " << by_source["zcart"] << ", expectation "
              << by_source["expectation"]);
