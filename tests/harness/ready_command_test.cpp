@@ -94,6 +94,29 @@ std::string load_error(const fs::path& dir, const std::string& sut) {
   return "";
 }
 
+// One trial on a fresh runner for config `file` that is expected to fail: the error's text and
+// how long the attempt took (the runner, and whatever it started, is gone when this returns).
+struct Failed {
+  std::string message;
+  Clock::duration took{};
+};
+Failed failed_trial(const std::string& file) {
+  wb::Config config = wb::Config::load(file);
+  Failed f;
+  const auto t0 = Clock::now();
+  {
+    wb::RealTrialRunner runner(config, wb::parse_testbed(config), options());
+    try {
+      runner.run(config.default_sample(), 100, 1, 0);
+      f.message = "the trial ran";
+    } catch (const wb::Error& e) {
+      f.message = e.what();
+    }
+  }
+  f.took = Clock::now() - t0;
+  return f;
+}
+
 }  // namespace
 
 TEST_CASE("ready command: polled on the SUT's host until it exits 0, then the trial runs") {
@@ -136,23 +159,14 @@ TEST_CASE(
                                       "ready_command = \"test -e {config_dir}/never-there\"\n"
                                       "ready_timeout_s = 1\n",
                                   wb::test::free_port());
-  wb::Config config = wb::Config::load(file);
-  wb::RealTrialRunner runner(config, wb::parse_testbed(config), options());
-  const auto t0 = Clock::now();
-  std::string message;
-  try {
-    runner.run(config.default_sample(), 100, 1, 0);
-  } catch (const wb::Error& e) {
-    message = e.what();
-  }
-  const auto took = Clock::now() - t0;
-  INFO(message);
-  CHECK_THAT(message, Catch::Contains("SUT on box was not ready within 1 s"));
-  CHECK_THAT(message, Catch::Contains("the ready command `test -e " + dir.string() + "/never-there`"));
-  CHECK_THAT(message, Catch::Contains("last: exit 1"));
-  CHECK_THAT(message, Catch::Contains("ready_timeout_s"));
-  CHECK(took >= 1s);
-  CHECK(took < 4s);
+  Failed f = failed_trial(file);
+  INFO(f.message);
+  CHECK_THAT(f.message, Catch::Contains("SUT on box was not ready within 1 s"));
+  CHECK_THAT(f.message, Catch::Contains("the ready command `test -e " + dir.string() + "/never-there`"));
+  CHECK_THAT(f.message, Catch::Contains("last: exit 1"));
+  CHECK_THAT(f.message, Catch::Contains("ready_timeout_s"));
+  CHECK(f.took >= 1s);
+  CHECK(f.took < 4s);
   CHECK(wb::test::survivors_after(marker).empty());  // refserver was started, and stopped
   fs::remove_all(dir);
 }
@@ -165,19 +179,11 @@ TEST_CASE("ready command: a SUT that exits while the command fails is reported a
                                   "ready_command = \"false\"\n"
                                   "ready_timeout_s = 10\n",
                                   wb::test::free_port());
-  wb::Config config = wb::Config::load(file);
-  wb::RealTrialRunner runner(config, wb::parse_testbed(config), options());
-  const auto t0 = Clock::now();
-  std::string message;
-  try {
-    runner.run(config.default_sample(), 100, 1, 0);
-  } catch (const wb::Error& e) {
-    message = e.what();
-  }
-  INFO(message);
-  CHECK_THAT(message, Catch::Contains("SUT on box exited before its ready command succeeded (exit 3)"));
-  CHECK_THAT(message, Catch::Contains("no disks"));
-  CHECK(Clock::now() - t0 < 3s);
+  Failed f = failed_trial(file);
+  INFO(f.message);
+  CHECK_THAT(f.message, Catch::Contains("SUT on box exited before its ready command succeeded (exit 3)"));
+  CHECK_THAT(f.message, Catch::Contains("no disks"));
+  CHECK(f.took < 3s);
   fs::remove_all(dir);
 }
 
@@ -191,21 +197,11 @@ TEST_CASE("ready command: a command that cannot run fails at once, not at the de
                                       "ready_command = \"wb-no-such-probe --port {port}\"\n"
                                       "ready_timeout_s = 10\n",
                                   wb::test::free_port());
-  wb::Config config = wb::Config::load(file);
-  std::string message;
-  const auto t0 = Clock::now();
-  {
-    wb::RealTrialRunner runner(config, wb::parse_testbed(config), options());
-    try {
-      runner.run(config.default_sample(), 100, 1, 0);
-    } catch (const wb::Error& e) {
-      message = e.what();
-    }
-  }
-  INFO(message);
-  CHECK_THAT(message, Catch::StartsWith("the ready command `wb-no-such-probe --port "));
-  CHECK_THAT(message, Catch::Contains("cannot run on box (exit 127)"));
-  CHECK(Clock::now() - t0 < 3s);
+  Failed f = failed_trial(file);
+  INFO(f.message);
+  CHECK_THAT(f.message, Catch::StartsWith("the ready command `wb-no-such-probe --port "));
+  CHECK_THAT(f.message, Catch::Contains("cannot run on box (exit 127)"));
+  CHECK(f.took < 3s);
   CHECK(wb::test::survivors_after(marker).empty());
   fs::remove_all(dir);
 }
