@@ -6,10 +6,27 @@
 #include "ctmc.hpp"
 #include "models/erlang.hpp"
 
-// No printed textbook example of Erlang C could be confirmed from a copy of the book while
-// writing these tests, so Erlang C is checked against independent exact computations instead:
-// closed forms for one and two servers, and the M/M/c birth-death chain solved numerically from
-// its balance equations (tests/models/ctmc.cpp, Eigen).
+// Erlang C against a printed worked example (Bronson 1982, below; the only one whose inputs and
+// printed results could be read from an available source), and against independent exact
+// computations: closed forms for one and two servers, and the M/M/c birth-death chain solved
+// numerically from its balance equations (tests/models/ctmc.cpp, Eigen).
+
+TEST_CASE("M/M/c means reproduce Bronson 1982, Schaum's Outline of Operations Research, 24.6") {
+  // R. Bronson, Schaum's Outline of Theory and Problems of Operations Research, McGraw-Hill 1982,
+  // item 24.6 (a three-server M/M/3 queue), as summarized with its inputs and printed results on
+  // M. Casquilho's M/M/s calculator page (http://web.ist.utl.pt/mcasquilho/compute/or/Fx-queuevars.php,
+  // "Examples [Bronson, 1982]"); that page gives the item number, not a page. s = 3 servers,
+  // arrivals 300 per year, mean service 2 days (μ = 182.5 per year). Printed: L_q = 0.352,
+  // L = 1.996, W_q = 0.001175 yr (0.43 d), W = 0.006654 yr (2.429 d).
+  wb::MmcResult m = wb::mmc(3, 300.0, 1.0 / 182.5);
+  REQUIRE(m.stable);
+  CHECK(m.queue_length == Approx(0.352).margin(0.0005));
+  CHECK(m.in_system == Approx(1.996).margin(0.0005));
+  CHECK(m.wait == Approx(0.001175).margin(0.0000005));
+  CHECK(m.response == Approx(0.006654).margin(0.0000005));
+  CHECK(m.wait * 365 == Approx(0.43).margin(0.005));
+  CHECK(m.response * 365 == Approx(2.429).margin(0.0005));
+}
 
 TEST_CASE("Erlang C matches its closed forms for one and two servers") {
   for (double a : {0.1, 0.5, 0.9, 0.99}) {
