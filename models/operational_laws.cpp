@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/error.hpp"
@@ -48,6 +49,27 @@ double response_time_law(double population, double throughput, double think_time
 double utilization_law(double throughput, const ClosedCenter& center) {
   if (center.kind == ClosedCenterKind::kDelay) return 0;
   return throughput * center.demand / center.servers;
+}
+
+namespace {
+
+void check_rate(const char* law, const char* what, double v, bool positive) {
+  if (!std::isfinite(v) || v < 0 || (positive && v == 0))
+    throw Error(fmt::format("{}: {} = {} (need a finite value {} 0)", law, what, v, positive ? ">" : ">="));
+}
+
+}  // namespace
+
+double service_demand_law(double utilization, double throughput) {
+  check_rate("service demand law", "utilization", utilization, false);
+  check_rate("service demand law", "throughput", throughput, true);
+  return utilization / throughput;
+}
+
+double forced_flow_visits(double center_throughput, double throughput) {
+  check_rate("forced flow law", "center throughput", center_throughput, false);
+  check_rate("forced flow law", "throughput", throughput, true);
+  return center_throughput / throughput;
 }
 
 }  // namespace wb

@@ -39,4 +39,16 @@ double response_time_law(double population, double throughput, double think_time
 // Utilization law U_k = X·D_k/c_k.
 double utilization_law(double throughput, const ClosedCenter& center);
 
+// The service demand law D_k = U_k/X [Denning & Buzen 1978; Menascé, Almeida & Dowdy 2004,
+// §3.2.2]: a center's demand per request from its utilization U_k (its busy time over an interval
+// divided by the interval's length; for c servers the busy time summed over them, so U_k may reach
+// c) and the system throughput X over the same interval. No distribution assumed, and it holds
+// at any load. Throws wb::Error unless U_k >= 0 and X > 0, both finite.
+double service_demand_law(double utilization, double throughput);
+
+// The forced flow law read backwards, V_k = X_k/X: visits per request from the center's
+// completion rate and the system's over the same interval. Throws wb::Error unless X_k >= 0 and
+// X > 0, both finite.
+double forced_flow_visits(double center_throughput, double throughput);
+
 }  // namespace wb

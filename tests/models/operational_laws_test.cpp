@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "models/mva.hpp"
 #include "models/operational_laws.hpp"
@@ -63,4 +65,28 @@ TEST_CASE("operational laws reject nonsense") {
   auto none = wb::bottleneck_bounds({{"net", 1.0, 1, wb::ClosedCenterKind::kDelay}}, 1.0);
   CHECK(std::isinf(none.max_throughput));
   CHECK(wb::throughput_bound(none, 4) == Approx(2.0));
+}
+
+TEST_CASE("the service demand law D = U/X and the forced flow law on known numbers") {
+  // The motivating problem of Menascé, Almeida & Dowdy 2004, §3.2: over one minute a CPU is busy
+  // 36 s and 1800 transactions complete, so U = 0.6, X = 30/s and D = U/X = 0.02 s.
+  CHECK(wb::service_demand_law(36.0 / 60.0, 1800.0 / 60.0) == Approx(0.02).epsilon(1e-12));
+  // Two disks busy 3.0 s and 2.4 s in 10 s: U = 0.54 summed over the pair. 120 requests made 90
+  // disk operations: V = 0.75 per request, D = 0.045 s per request, S = D/V = 0.06 s per operation
+  // (the utilization law from the disks' own side: 5.4 s busy over 90 operations).
+  double u = (3.0 + 2.4) / 10.0, x = 120 / 10.0, x_disk = 90 / 10.0;
+  double d = wb::service_demand_law(u, x), v = wb::forced_flow_visits(x_disk, x);
+  CHECK(d == Approx(0.045).epsilon(1e-12));
+  CHECK(v == Approx(0.75).epsilon(1e-12));
+  CHECK(d / v == Approx(5.4 / 90).epsilon(1e-12));
+  // It inverts the utilization law of any center.
+  wb::ClosedCenter c{"disk", 0.045, 2, wb::ClosedCenterKind::kQueue};
+  CHECK(wb::service_demand_law(wb::utilization_law(x, c) * c.servers, x) == Approx(c.demand).epsilon(1e-12));
+  // An idle center has no demand; a system that completed nothing gives no answer.
+  CHECK(wb::service_demand_law(0.0, 5.0) == 0);
+  CHECK_THROWS_AS(wb::service_demand_law(0.5, 0.0), wb::Error);
+  CHECK_THROWS_AS(wb::service_demand_law(-0.1, 5.0), wb::Error);
+  CHECK_THROWS_AS(wb::service_demand_law(std::nan(""), 5.0), wb::Error);
+  CHECK_THROWS_AS(wb::forced_flow_visits(3.0, 0.0), wb::Error);
+  CHECK_THROWS_AS(wb::forced_flow_visits(-1.0, 2.0), wb::Error);
 }
