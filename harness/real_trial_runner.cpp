@@ -401,7 +401,9 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
       }
     }
   };
-  double limit_s = w.warmup_s + runlength_s + w.timeout_s + 30;
+  // The generator's deadline: by then it should have sent its last request and waited out the
+  // last request's timeout; the slack covers its start (connections, a slow host).
+  const double limit_s = w.warmup_s + runlength_s + w.timeout_s + w.deadline_slack_s;
   // The counters start at zero with this trial's load (not the previous trial's, nor the wait
   // for readiness).
   const bool stages = sut_reports_stages(testbed_) && sut_stats(true).has_value();
@@ -438,7 +440,10 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
     std::string where = g.host->config->name;
     if (r.timed_out) {
       stop_sut();
-      throw Error(fmt::format("wbload on {} did not finish within {:g} s", where, limit_s));
+      throw Error(fmt::format(
+          "wbload on {} passed the trial's deadline: still running {:g} s after its start (warm-up {:g} + "
+          "runlength {:g} + timeout_s {:g} + deadline_slack_s {:g}); its process group was killed",
+          where, limit_s, w.warmup_s, runlength_s, w.timeout_s, w.deadline_slack_s));
     }
     if (!r.ok()) {
       stop_sut();

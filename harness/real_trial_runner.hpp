@@ -64,6 +64,10 @@ std::unique_ptr<Executor> connect_host(const HostConfig& host);
 // every trial ("per-trial"), after the [sut] setup commands; it is stopped (its whole process
 // group) when the runner is destroyed, when a trial fails, and on interrupt. Every command is
 // built from templates with each substitution a single literal word (no injection).
+// Deadlines: the SUT must be ready within [sut] ready_timeout_s of its start, and every generator
+// must finish within [workload] warmup_s + runlength + timeout_s + deadline_slack_s of its start;
+// past either, the trial's processes (SUT included) are killed and run() throws an Error that
+// names the deadline.
 // Not thread-safe: one search at a time. Throws Error when a trial cannot run (SUT never ready,
 // generator failed or printed garbage, connection lost); Interrupted when options.interrupted().
 class RealTrialRunner final : public TrialRunner {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "core/config_section.hpp"
@@ -160,6 +161,9 @@ TestbedConfig parse_testbed(const Config& config) {
     for (const auto& a : w.args) check_template(*wl, "args", a, config);
   }
   w.overhead_s = wl->number_or("overhead_s", 0);
+  w.deadline_slack_s = wl->number_or("deadline_slack_s", w.deadline_slack_s);
+  if (!(w.deadline_slack_s > 0) || !std::isfinite(w.deadline_slack_s))
+    wl->fail("deadline_slack_s", "must be a positive number of seconds");
   wl->finish();
   return tb;
 }

@@ -54,6 +54,9 @@ struct WorkloadConfig {
   double timeout_s = 5;           // per-request timeout
   std::vector<std::string> args;  // extra wbload arguments (templates)
   double overhead_s = 0;          // extra cost per trial beyond what is measured
+  // A generator still running this long after warm-up + runlength + timeout_s (when it should
+  // have printed its result) is killed with its whole process group and the trial fails.
+  double deadline_slack_s = 30;
 };
 
 struct TestbedConfig {

@@ -45,6 +45,18 @@ inline std::vector<pid_t> pids_with_marker(const std::string& marker) {
   return pids;
 }
 
+// Pids of the processes named `comm` (/proc/PID/comm: the program, not a shell about to exec
+// it) whose environment or command line contains `marker`.
+inline std::vector<pid_t> pids_named(const std::string& comm, const std::string& marker) {
+  std::vector<pid_t> named;
+  for (pid_t pid : pids_with_marker(marker)) {
+    std::string c = read_whole("/proc/" + std::to_string(pid) + "/comm");
+    while (!c.empty() && c.back() == '\n') c.pop_back();
+    if (c == comm) named.push_back(pid);
+  }
+  return named;
+}
+
 // Waits up to `limit` for the marker to vanish from the process table; returns the survivors.
 inline std::vector<pid_t> survivors_after(const std::string& marker,
                                           std::chrono::milliseconds limit = std::chrono::seconds(3)) {
