@@ -46,31 +46,13 @@ wb::QueueNetwork demo_network() {
   return net;
 }
 
-std::string with_port(const std::string& config_name, const fs::path& dir, int port) {
-  std::ifstream in(kConfigs + "/" + config_name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  for (const char* p : {"port = 7411", "port = 7412"}) {
-    auto at = text.find(p);
-    if (at != std::string::npos) text.replace(at, std::string(p).size(), "port = " + std::to_string(port));
-  }
-  auto at = text.find("{source}");
-  if (at != std::string::npos) text.replace(at, 8, WB_SOURCE_DIR);
-  at = text.find("{config_dir}");
-  if (at != std::string::npos) text.replace(at, 12, kConfigs);
-  fs::path p = dir / config_name;
-  std::ofstream(p) << text;
-  return p.string();
-}
-
 }  // namespace
 
 TEST_CASE("the demo finds a λ* within 15% of refserver's analytic peak") {
   fs::path dir = wb::test::fresh_dir("demo");
   fs::path store = dir / "demo.db";
   int port = wb::test::free_port();
-  std::string config = with_port("demo.toml", dir, port);
+  std::string config = wb::test::shipped_config_copy("demo.toml", dir, port);
   auto r = wb::test::run_to_exit(
       {kWorkbench, "peak", "--config", config, "--store", store.string(), "--target", "95/90", "--json"},
       1500s);
@@ -94,7 +76,7 @@ TEST_CASE("nginx started by workbench serves the trials and is stopped afterward
   fs::path dir = wb::test::fresh_dir("nginx");
   fs::path store = dir / "nginx.db";
   int port = wb::test::free_port();
-  std::string config = with_port("nginx.toml", dir, port);
+  std::string config = wb::test::shipped_config_copy("nginx.toml", dir, port);
   // nginx.conf listens on 7412: serve this test's port instead, from a copy of the folder.
   fs::copy(kConfigs + "/nginx", dir / "nginx", fs::copy_options::recursive);
   {

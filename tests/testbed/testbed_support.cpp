@@ -49,4 +49,23 @@ std::filesystem::path fresh_dir(const std::string& name) {
   return d;
 }
 
+std::string shipped_config_copy(const std::string& name, const std::filesystem::path& dir, int port) {
+  const std::string configs = std::string(WB_SOURCE_DIR) + "/configs";
+  std::ifstream in(configs + "/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  for (const char* p : {"port = 7411", "port = 7412"}) {
+    auto at = text.find(p);
+    if (at != std::string::npos) text.replace(at, std::string(p).size(), "port = " + std::to_string(port));
+  }
+  auto at = text.find("{source}");
+  if (at != std::string::npos) text.replace(at, 8, WB_SOURCE_DIR);
+  at = text.find("{config_dir}");
+  if (at != std::string::npos) text.replace(at, 12, configs);
+  std::filesystem::path p = dir / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
 }  // namespace wb::test
