@@ -1,5 +1,6 @@
 // `workbench model show` and `workbench model calibrate`: the expectation model of a testbed, its
-// configured and calibrated demands, and calibration from refserver's per-stage times [issue 7.2].
+// configured and calibrated demands, and calibration from refserver's per-stage times or by the
+// service demand law D = U/X from its disks' utilization [issue 7.2].
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@ struct ModelOptions {
   std::string set;
   std::optional<double> rate;
   std::optional<double> runlength_s;
+  std::string method = "stages";  // model calibrate: "stages" or "utilization"
 };
 
 const QueueNetwork& require_model(const Config& config) {
@@ -168,8 +170,13 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
     // The SUT keeps running until the runner goes: its counters cover this trial (and warm-up).
     nlohmann::json stats =
         fetch_refserver_stats(real->sut.address, real->sut.port, false, std::chrono::seconds(5));
-    measured = demands_from_refserver_stats(stats, net, sample, trial.mean_ms);
+    measured = o.method == "utilization" ? demands_from_utilization(stats, net, sample)
+                                         : demands_from_refserver_stats(stats, net, sample, trial.mean_ms);
   }
+  if (measured.empty() && o.method == "utilization")
+    throw Error(
+        "--method utilization: refserver observes the utilization of its disks only, and no [model] center "
+        "named disk (outside a pool) was busy: nothing to calibrate");
   if (measured.empty())
     throw Error("no [model] center is named like a refserver stage (cpu, disk): nothing to calibrate");
   for (const auto& m : measured) {
@@ -180,6 +187,7 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& m : measured) out.push_back(calibration_json(config, m));
     std::cout << nlohmann::json{{"sample", sample_json(config, sample)},
+                                {"method", o.method},
                                 {"rate", rate},
                                 {"mean_ms", trial.mean_ms},
                                 {"calibrations", out}}
@@ -202,7 +210,8 @@ Command model_command() {
   return Command{
       "model",
       "The expectation model: `model show` prints its centers with configured and calibrated demands; "
-      "`model calibrate` measures demands on the real testbed (refserver's per-stage times).",
+      "`model calibrate` measures demands on the real testbed (refserver's per-stage times, or the "
+      "service demand law D = U/X from its disks' utilization).",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<ModelOptions>();
         auto which = std::make_shared<std::string>();
@@ -221,7 +230,8 @@ Command model_command() {
             "Run one low-load trial of the sample on the real testbed, read refserver's per-stage mean "
             "times (stats request) and store them as the calibrated demands of the centers named cpu "
             "and disk; a delay center named net gets what the generator saw beyond refserver's residence "
-            "time (loopback, network threads).");
+            "time (loopback, network threads). With --method utilization, the disk's demand comes from the "
+            "service demand law D = U/X instead.");
         add_common_options(*cal, common);
         cal->add_option("--set,-s", o->set, "factor levels of the sample (others: their default)");
         cal->add_option("--rate,-r", o->rate, "offered rate, requests/s (default: 25% of the model's λ_max)");
@@ -229,6 +239,15 @@ Command model_command() {
             "--runlength", o->runlength_s,
             "trial length, s (default: long enough for ~2000 requests, at most 60 s, at least [peak] "
             "runlength_s)");
+        cal->add_option("--method", o->method,
+                        "stages (default): refserver's per-stage mean times, as above. utilization: the "
+                        "service demand law D = U/X where refserver observes a utilization, its disks: U = "
+                        "their busy time summed over the trial's stats interval divided by its length, X = "
+                        "the requests refserver completed in that interval, D = U/X per request; the disk "
+                        "visits per request V = disk operations / requests (forced flow law), stored as "
+                        "D/V per visit. cpu and net are not calibrated this way (refserver reports no "
+                        "utilization for them) and keep their earlier calibration or configured demand")
+            ->check(CLI::IsMember({"stages", "utilization"}));
         cal->callback([which] { *which = "calibrate"; });
         return [&common, o, which] {
           return *which == "show" ? run_show(common, *o) : run_calibrate(common, *o);

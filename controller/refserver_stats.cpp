@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "models/operational_laws.hpp"
 
 namespace wb {
 
@@ -66,6 +67,44 @@ std::vector<CalibratedDemand> demands_from_refserver_stats(const nlohmann::json&
             ""});
       }
     }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("refserver stats: unexpected shape: ") + e.what());
+  }
+  return out;
+}
+
+std::vector<CalibratedDemand> demands_from_utilization(const nlohmann::json& stats, const QueueNetwork& net,
+                                                       const Sample& sample) {
+  std::vector<CalibratedDemand> out;
+  try {
+    const double interval_s = stats.at("interval_s").get<double>();
+    if (!(interval_s > 0)) throw Error("refserver stats cover no time (interval_s <= 0)");
+    double completed = 0;
+    for (const char* kind : {"read", "write", "metadata"}) {
+      if (stats.at("ops").contains(kind)) completed += stats.at("ops").at(kind).value("count", 0.0);
+    }
+    if (completed <= 0) throw Error("refserver stats counted no read, write or metadata request");
+    const ServiceCenter* d = net.find("disk");
+    if (d == nullptr || d->pool) return out;
+    double busy_ms = 0, disk_ops = 0;
+    std::size_t disks = 0;
+    for (const auto& disk : stats.at("disks")) {
+      busy_ms += disk.at("busy_ms").get<double>();
+      disk_ops += disk.at("ops").get<double>();
+      ++disks;
+    }
+    if (disk_ops <= 0) return out;
+    // Rates over the same interval, in ms: U is dimensionless, X per ms, so D comes out in ms.
+    const double t_ms = interval_s * 1000;
+    const double u = busy_ms / t_ms, x = completed / t_ms;
+    const double per_request_ms = service_demand_law(u, x);
+    const double visits = forced_flow_visits(disk_ops / t_ms, x);
+    out.push_back(CalibratedDemand{
+        "disk", sample, per_request_ms / visits, visits,
+        fmt::format("service demand law D = U/X: U = {:.3f} ({} disks busy {:.0f} ms in {:.2f} s), X = "
+                    "{:.1f}/s, D = {:.3f} ms per request, {:.3f} disk visits per request",
+                    u, disks, busy_ms, interval_s, x * 1000, per_request_ms, visits),
+        ""});
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("refserver stats: unexpected shape: ") + e.what());
   }

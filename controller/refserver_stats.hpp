@@ -26,4 +26,16 @@ std::vector<CalibratedDemand> demands_from_refserver_stats(
     const nlohmann::json& stats, const QueueNetwork& net, const Sample& sample,
     std::optional<double> end_to_end_ms = std::nullopt);
 
+// Demands by the service demand law D = U/X (models/operational_laws.hpp) where refserver observes
+// a utilization: its disks, whose busy time it accounts per disk like a device monitor (the
+// "disks" array of the stats). Over the stats interval T (interval_s: since the trial's reset):
+//   U = Σ busy_ms over the disks / T, X = the read, write and metadata requests it completed / T,
+//   D = U/X per request; visits V = (Σ disk operations / T) / X by the forced flow law, and the
+//   demand per visit D/V. For a [model] center named "disk" outside any pool only: refserver
+//   reports no utilization of its (emulated) CPU or of the network, so cpu and net are left to
+//   the per-stage calibration or their configured demands. Empty when there is no such center or
+//   the disks did nothing. Throws Error if the stats cover no time or no completed request.
+std::vector<CalibratedDemand> demands_from_utilization(const nlohmann::json& stats, const QueueNetwork& net,
+                                                       const Sample& sample);
+
 }  // namespace wb
