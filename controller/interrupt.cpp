@@ -1,11 +1,16 @@
 #include "controller/interrupt.hpp"
 
-#include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <thread>
 
 #include "core/error.hpp"
 
@@ -40,34 +45,65 @@ void check_interrupt() {
 }
 
 namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// Columns of the terminal on stderr less one (a line that fills the last column wraps on some
+// terminals, and "\r" would then redraw only its second half); 0 when unknown.
+std::size_t line_width() {
+  winsize ws{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col < 2) return 0;
+  return static_cast<std::size_t>(ws.ws_col) - 1;
 }
+
+void draw(const std::string& line) {
+  std::fputs(("\r\033[K" + line).c_str(), stderr);
+  std::fflush(stderr);
+}
+
 }  // namespace
 
 InterruptibleRunner::InterruptibleRunner(TrialRunner& inner)
-    : inner_(inner), tty_(isatty(STDERR_FILENO) == 1), started_(now_s()) {}
-
-InterruptibleRunner::~InterruptibleRunner() {
-  if (tty_ && trials_ > 0) std::fputs("\r\033[K", stderr);  // leave a clean line for the report
-}
+    : inner_(inner), tty_(isatty(STDERR_FILENO) == 1), started_(Clock::now()) {}
 
 TrialResult InterruptibleRunner::run(const Sample& sample, double rate, double runlength_s,
                                      std::uint64_t trial_index) {
   check_interrupt();
+  const auto trial_started = Clock::now();
+  std::optional<TrialResult> t;
   if (tty_) {
-    std::fputs(
-        fmt::format("\r\033[K{}  load {:.1f}/s  trial {} ({:g} s)  elapsed {:.0f} s  cost so far {:.0f} s",
-                    sample.key(), rate, trial_index + 1, runlength_s, now_s() - started_, cost_s_)
-            .c_str(),
-        stderr);
-    std::fflush(stderr);
+    TrialProgress p;
+    p.sample = sample.key();
+    p.rate = rate;
+    p.trial = trial_index + 1;
+    p.runlength_s = runlength_s;
+    p.trial_expected_s = estimate_.expected_s(runlength_s);
+    p.cost_s = cost_s_;
+    std::mutex m;
+    std::condition_variable_any tick;
+    // Redraws the line every second until the trial ends, then clears it (the destructor asks it
+    // to stop and joins it, also when the trial throws).
+    std::jthread ticker([&](const std::stop_token& stop) {
+      std::unique_lock lock(m);
+      while (!stop.stop_requested()) {
+        const auto now = Clock::now();
+        p.trial_elapsed_s = seconds(now - trial_started);
+        p.elapsed_s = seconds(now - started_);
+        draw(format_progress(p, line_width()));
+        tick.wait_for(lock, stop, std::chrono::seconds(1), [] { return false; });
+      }
+      draw("");  // the line is there only while a trial runs: the report may follow on stdout
+    });
+    t = inner_.run(sample, rate, runlength_s, trial_index);
+  } else {
+    t = inner_.run(sample, rate, runlength_s, trial_index);
   }
-  TrialResult t = inner_.run(sample, rate, runlength_s, trial_index);
-  cost_s_ += t.cost_s;
-  ++trials_;
+  estimate_.finished(runlength_s, seconds(Clock::now() - trial_started));
+  cost_s_ += t->cost_s;
   check_interrupt();
-  return t;
+  return std::move(*t);
 }
 
 }  // namespace wb

@@ -1,6 +1,8 @@
 #pragma once
+#include <chrono>
 #include <cstdint>
 
+#include "controller/progress_line.hpp"
 #include "core/trial.hpp"
 
 namespace wb {
@@ -14,20 +16,20 @@ bool interrupt_requested();
 void check_interrupt();
 
 // Checks for an interrupt before and after every trial and forwards to the wrapped runner.
-// When stderr is a terminal it also shows one progress line (sample, load, trial, elapsed and
-// benchmarking time so far); otherwise it is quiet.
+// When stderr is a terminal it also shows one progress line (progress_line.hpp), redrawn every
+// second while a trial runs by a thread of its own that lives as long as that trial, and cleared
+// when it ends; otherwise it is quiet.
 class InterruptibleRunner final : public TrialRunner {
  public:
   explicit InterruptibleRunner(TrialRunner& inner);
-  ~InterruptibleRunner() override;
   TrialResult run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) override;
 
  private:
   TrialRunner& inner_;
   bool tty_;
-  double started_;  // monotonic seconds at construction
+  std::chrono::steady_clock::time_point started_;
   double cost_s_ = 0;
-  int trials_ = 0;
+  TrialDurationEstimate estimate_;
 };
 
 }  // namespace wb

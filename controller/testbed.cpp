@@ -1,5 +1,7 @@
 #include "controller/testbed.hpp"
 
+#include <unistd.h>
+
 #include <iostream>
 
 #include "controller/interrupt.hpp"
@@ -26,7 +28,12 @@ std::unique_ptr<TrialRunner> make_trial_runner(const Config& config,
   o.programs = locate_programs();
   o.seed = seed;
   o.interrupted = interrupt_requested;
-  if (verbose) o.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  if (verbose) {
+    // On a terminal a log line replaces the progress line (InterruptibleRunner redraws it).
+    o.log = [tty = isatty(STDERR_FILENO) == 1](const std::string& line) {
+      std::cerr << (tty ? "\r\033[K" : "") << line << "\n";
+    };
+  }
   return std::make_unique<RealTrialRunner>(config, *testbed, o);
 }
 

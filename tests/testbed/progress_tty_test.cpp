@@ -1,0 +1,60 @@
+// The progress line of `workbench trial` on configs/demo.toml (refserver, wbload): shown and
+// redrawn on a terminal — a real pty from util-linux `script` — with the trial's elapsed and
+// expected time, and absent when stderr is a pipe.
+#include <catch2/catch.hpp>
+
+#include <regex>
+#include <string>
+
+#include "testbed_support.hpp"
+#include "tests/sut/child_process.hpp"
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+
+std::vector<std::string> trial_argv(const std::string& config, const fs::path& store) {
+  return {kWorkbench, "trial", "--config", config, "--store",     store.string(),
+          "--rate",   "50",    "--trials", "2",    "--runlength", "1"};
+}
+
+}  // namespace
+
+TEST_CASE("progress: a terminal shows the trial's elapsed/expected time; a pipe shows nothing") {
+  fs::path dir = wb::test::fresh_dir("progress_tty");
+  std::string config = wb::test::shipped_config_copy("demo.toml", dir, wb::test::free_port());
+
+  // script runs the command on a new pty and copies what it writes (stdout and stderr) to ours.
+  std::string command = "stty cols 300;";
+  for (const auto& word : trial_argv(config, dir / "tty.db")) command += " '" + word + "'";
+  auto tty = wb::test::run_to_exit({"/usr/bin/script", "-qfec", command, "/dev/null"}, 60s);
+  INFO(tty.out << tty.err);
+  REQUIRE(tty.exit_code == 0);
+  // The first trial: nothing measured yet, so at least its runlength ("1+"); redrawn each second.
+  CHECK_THAT(tty.out,
+             Catch::Contains("\r\033[Kcpus=0-1,disks=2,mix=db_tp,threads=8  load 50.0/s  trial 1 (1 s)  "
+                             "0/1+ s  elapsed 0 s  cost so far 0 s"));
+  CHECK_THAT(tty.out, Catch::Contains("trial 1 (1 s)  1/1+ s"));
+  // The second: expected = runlength + the first trial's overhead (demo.toml's 1 s warm-up, the
+  // SUT's start), so at least 2 s.
+  std::smatch m;
+  const std::string out = tty.out;
+  REQUIRE(std::regex_search(out, m,
+                            std::regex("trial 2 \\(1 s\\)  0/([0-9]+) s  elapsed [0-9]+ s  cost so far "
+                                       "[0-9]+ s")));
+  CHECK(std::stoi(m[1]) >= 2);
+  CHECK(std::stoi(m[1]) <= 10);
+  CHECK_THAT(tty.out, Catch::Contains("fixed-rate run 1 of"));  // the report follows
+
+  auto pipe = wb::test::run_to_exit(trial_argv(config, dir / "pipe.db"), 60s);
+  INFO(pipe.err);
+  REQUIRE(pipe.exit_code == 0);
+  CHECK_THAT(pipe.out, Catch::Contains("fixed-rate run 1 of"));
+  CHECK(pipe.err.find("trial 1 (1 s)") == std::string::npos);
+  CHECK(pipe.err.find('\r') == std::string::npos);
+  CHECK(wb::test::count_processes(config) == 0);
+  fs::remove_all(dir);
+}
