@@ -187,6 +187,11 @@ void ZCart::add(const Observation& observation) {
                                            nd.left_cats[static_cast<std::size_t>(v)] != 0;
     path.push_back(left ? nd.left : nd.right);
   }
+  // Exact only when the tree holds every observation it counts (not one restored without them).
+  if (options_.exact_add && nodes_[0].n + 1 == table_.size()) {
+    add_exact(row, path);
+    return;
+  }
   for (int id : path) {
     Node& nd = nodes_[id];
     ++nd.n;
@@ -216,6 +221,71 @@ void ZCart::add(const Observation& observation) {
   std::uint64_t fidelity_after = nodes_[id].fidelity_count;
   for (std::size_t i = 0; i + 1 < path.size(); ++i)
     nodes_[path[i]].fidelity_count = nodes_[path[i]].fidelity_count + fidelity_after - fidelity_before;
+}
+
+void ZCart::add_exact(std::uint32_t row, const std::vector<int>& path) {
+  // The first node on the path whose split a build would now choose differently (or the leaf) is
+  // rebuilt; the splits above it hold, so the new row reaches it through them as in a batch build.
+  std::size_t d = 0;
+  for (; d + 1 < path.size(); ++d) {
+    std::vector<std::uint32_t> rows;
+    collect_rows(path[d], rows);
+    rows.push_back(row);
+    if (!split_holds(path[d], std::move(rows), static_cast<int>(d))) break;
+  }
+  std::vector<std::uint32_t> rows;
+  collect_rows(path[d], rows);
+  rows.push_back(row);
+  rebuild(path[d], std::move(rows), static_cast<int>(d));
+  for (std::size_t i = d; i-- > 0;) {
+    Node& nd = nodes_[path[i]];
+    ++nd.n;
+    nd.trained_n = nd.n;
+    summarize(path[i]);
+  }
+  compact();
+}
+
+void ZCart::summarize(int id) {
+  Node& nd = nodes_[id];
+  const Node& l = nodes_[nd.left];
+  const Node& r = nodes_[nd.right];
+  nd.sum_ratio = l.sum_ratio + r.sum_ratio;
+  nd.sum_ratio_sq = l.sum_ratio_sq + r.sum_ratio_sq;
+  nd.sum_log = l.sum_log + r.sum_log;
+  nd.fidelity_count = l.fidelity_count + r.fidelity_count;
+  double n = static_cast<double>(nd.n);
+  nd.correction =
+      options_.criterion == SplitCriterion::kLogRatioVariance ? std::exp(nd.sum_log / n) : nd.sum_ratio / n;
+}
+
+void ZCart::collect_rows(int id, std::vector<std::uint32_t>& out) const {
+  const Node& nd = nodes_[id];
+  if (nd.attr < 0) {
+    out.insert(out.end(), nd.rows.begin(), nd.rows.end());
+    return;
+  }
+  collect_rows(nd.left, out);
+  collect_rows(nd.right, out);
+}
+
+void ZCart::compact() {
+  std::vector<Node> out;
+  out.push_back(std::move(nodes_[0]));
+  auto visit = [&](auto& self, std::size_t id) -> void {
+    if (out[id].attr < 0) return;
+    const int left = out[id].left, right = out[id].right;
+    const auto at = out.size();
+    out.push_back(std::move(nodes_[left]));
+    out.push_back(std::move(nodes_[right]));
+    out[id].left = static_cast<int>(at);
+    out[id].right = static_cast<int>(at + 1);
+    self(self, at);
+    self(self, at + 1);
+  };
+  visit(visit, 0);
+  nodes_ = std::move(out);
+  index_nodes();
 }
 
 void ZCart::index_nodes() {

@@ -20,12 +20,26 @@
 // index then the lower threshold, so fit() on any permutation of the same observations builds the
 // identical tree (same describe(), bit-identical predictions).
 //
-// Incremental learning: add() routes one observation to its leaf and updates the leaf's counts; when
-// the leaf has grown by `retrain_growth` since it was last trained, that leaf's subtree is rebuilt
-// from the leaf's observations. Splits above the leaf are never revisited by add(), so the
-// incremental tree equals the batch tree exactly when the batch tree has the same splits above each
-// retrained leaf and every leaf was retrained after its last observation (retrain_growth = 0 does
-// that; between retrains a leaf's fidelity counts only re-check the new observation). retrain()
+// Incremental learning, exact (options.exact_add, the default): add() routes the observation down
+// its path and, at each node from the root, asks whether a build from that node's observations
+// (the new one included) would still choose the node's split; at the first node where it would
+// not, or at the leaf, it rebuilds that node's subtree from the subtree's observations and
+// recomputes the statistics of the nodes above. A subtree is built exactly as the batch build
+// would build it at that depth (same canonical order, same candidate thresholds), so the tree after
+// any sequence of add() calls equals fit() on the same observations — same describe(), same node
+// numbering, bit-identical predictions — provided (a) the criterion is information gain (its bins
+// are integer counts; the variance criteria derive a child's histogram as parent minus sibling in
+// the batch build, so a near-tie can round the other way in a subtree built on its own) and (b)
+// no numeric attribute has more than max_bins distinct values among the observations (else the
+// batch build's bins come from all rows, a subtree's from its own). Cost per add: a split check per
+// node on the path, O(depth · n · attributes) at worst, against O(n log n) for a refit; meant for
+// trees that grow observation by observation (the probe agent), not for bulk loads (use fit()).
+//
+// Incremental learning, lazy (exact_add = false): add() routes one observation to its leaf and
+// updates the counts on its path; when the leaf has grown by `retrain_growth` since it was last
+// trained, that leaf's subtree is rebuilt from the leaf's observations. Splits above the leaf are
+// never revisited, so the tree equals the batch tree only when the batch tree has the same splits
+// above each retrained leaf and every leaf was retrained after its last observation. retrain()
 // rebuilds the whole tree from all observations and always equals fit() on them.
 //
 // Numeric attributes are dictionary-encoded; with at most `max_bins` distinct values every value is
@@ -72,7 +86,10 @@ struct ZCartOptions {
   double min_gain = 1e-9;  // minimum gain (bits for info gain, variance reduction per observation)
   int max_depth = 20;
   int max_bins = 1024;           // candidate thresholds per numeric attribute, see above
-  double retrain_growth = 0.25;  // add(): retrain a leaf when it grew by this fraction
+  double retrain_growth = 0.25;  // lazy add(): retrain a leaf when it grew by this fraction
+  bool exact_add = true;         // add() keeps the tree equal to fit() on all observations, see above
+
+  bool operator==(const ZCartOptions&) const = default;
 };
 
 struct ZCartPrediction {
@@ -126,7 +143,8 @@ class ZCart {
   // Batch: replaces all observations and builds the tree from them.
   void fit(const std::vector<Observation>& observations);
   void fit(ObservationTable table);
-  // Incremental, see the header comment.
+  // Incremental, see the header comment. A tree restored from JSON without its observations only
+  // counts (lazily), whatever exact_add says.
   void add(const Observation& observation);
   // Rebuilds the whole tree from every observation held (equals fit() on them).
   void retrain();
@@ -150,6 +168,8 @@ class ZCart {
   std::size_t node_count() const { return nodes_.size(); }
   int depth() const;
   std::size_t observation_count() const { return table_.size(); }
+  // Every observation held (values and ratio), in no particular order.
+  const ObservationTable& observations() const { return table_; }
   const std::vector<Attribute>& schema() const { return table_.schema(); }
   const ZCartOptions& options() const { return options_; }
 
@@ -178,8 +198,20 @@ class ZCart {
   std::string rule_of(const double* values) const;
   int band_of(double ratio) const;
   void finish_leaf(Node& node) const;
-  // Rebuilds the subtree at node_id (a leaf at depth `depth`) from `rows`.
+  // Rebuilds the subtree at node_id (at depth `depth`) from `rows`; a former subtree's nodes stay
+  // in nodes_, unreachable, until compact().
   void rebuild(int node_id, std::vector<std::uint32_t> rows, int depth);
+  // Whether a build from `rows` at depth `depth` would give node `id` its current split (or leave
+  // it a leaf). In zcart_split.cpp.
+  bool split_holds(int id, std::vector<std::uint32_t> rows, int depth);
+  // An inner node's statistics from its children's, as the batch build computes them.
+  void summarize(int id);
+  // The rows of the leaves under node `id`.
+  void collect_rows(int id, std::vector<std::uint32_t>& out) const;
+  // Drops unreachable nodes and numbers the rest in the batch build's order (a split node's two
+  // children are numbered together, then the left subtree, then the right).
+  void compact();
+  void add_exact(std::uint32_t row, const std::vector<int>& path);
 
   ZCartOptions options_;
   ObservationTable table_;

@@ -142,7 +142,8 @@ nlohmann::json ZCart::to_json(bool with_observations) const {
                   {"min_gain", options_.min_gain},
                   {"max_depth", options_.max_depth},
                   {"max_bins", options_.max_bins},
-                  {"retrain_growth", options_.retrain_growth}};
+                  {"retrain_growth", options_.retrain_growth},
+                  {"exact_add", options_.exact_add}};
   auto& nodes = j["nodes"] = nlohmann::json::array();
   for (const auto& nd : nodes_) {
     nlohmann::json x = {{"n", nd.n},
@@ -199,6 +200,7 @@ ZCart ZCart::from_json(const nlohmann::json& j) {
     opt.max_depth = o.at("max_depth").get<int>();
     opt.max_bins = o.at("max_bins").get<int>();
     opt.retrain_growth = o.at("retrain_growth").get<double>();
+    opt.exact_add = o.value("exact_add", false);  // trees stored before exact add() existed
     ZCart t(std::move(schema), opt);
     t.nodes_.clear();
     const auto& nodes = j.at("nodes");

@@ -89,6 +89,20 @@ class ZCartBuilder {
     node(id, 0, order_.size(), depth, std::move(h));
   }
 
+  // Whether node `nd` has the split build() would give the root of this build at `depth` (for a
+  // leaf: that build() would not split).
+  bool root_split_is(const ZCart::Node& nd, int depth) {
+    std::vector<Bin> h(total_bins_);
+    double ref = reference_ratio(0, order_.size());
+    fill(0, order_.size(), ref, h);
+    Split s = choose(h, order_.size(), depth);
+    if (s.attr != nd.attr) return false;
+    if (s.attr < 0) return true;
+    if (s.left_cats.empty())
+      return nd.left_cats.empty() && bin_upper_[static_cast<std::size_t>(s.attr)][s.bin] == nd.threshold;
+    return s.left_cats == nd.left_cats;
+  }
+
  private:
   std::uint32_t table_row(std::uint32_t local) const { return ids_.empty() ? local : ids_[local]; }
 
@@ -419,14 +433,20 @@ class ZCartBuilder {
     return w;
   }
 
-  void node(int id, std::size_t b, std::size_t e, int depth, std::vector<Bin> h) {
-    std::size_t n = e - b;
+  // The split of a node of n rows with histogram h at `depth`; attr -1: none (a leaf).
+  Split choose(const std::vector<Bin>& h, std::size_t n, int depth) const {
     Bin p;
     if (a_ > 0)
       for (std::size_t k = offset_[0]; k < offset_[1]; ++k) p.n += h[k].n, p.s += h[k].s, p.s2 += h[k].s2;
     Split s;
     if (a_ > 0 && depth < opt_.max_depth && n >= 2 * static_cast<std::size_t>(opt_.min_leaf) && !pure(p))
       s = best_split(h, p);
+    return s;
+  }
+
+  void node(int id, std::size_t b, std::size_t e, int depth, std::vector<Bin> h) {
+    std::size_t n = e - b;
+    Split s = choose(h, n, depth);
     if (s.attr < 0) {
       auto& rows = t_.nodes_[id].rows;
       rows.resize(n);
@@ -487,18 +507,7 @@ class ZCartBuilder {
   }
 
   // An inner node's statistics are its children's sums (the leaves computed them from rows).
-  void summarize(int id) {
-    ZCart::Node& nd = t_.nodes_[id];
-    const ZCart::Node& l = t_.nodes_[nd.left];
-    const ZCart::Node& r = t_.nodes_[nd.right];
-    nd.sum_ratio = l.sum_ratio + r.sum_ratio;
-    nd.sum_ratio_sq = l.sum_ratio_sq + r.sum_ratio_sq;
-    nd.sum_log = l.sum_log + r.sum_log;
-    nd.fidelity_count = l.fidelity_count + r.fidelity_count;
-    double n = static_cast<double>(nd.n);
-    nd.correction =
-        opt_.criterion == SplitCriterion::kLogRatioVariance ? std::exp(nd.sum_log / n) : nd.sum_ratio / n;
-  }
+  void summarize(int id) { t_.summarize(id); }
 
   ZCart& t_;
   const ObservationTable& tab_;
@@ -529,6 +538,11 @@ class ZCartBuilder {
   std::vector<std::uint32_t> left_counts_, right_counts_;
   std::vector<std::uint64_t> packed_;
 };
+
+bool ZCart::split_holds(int id, std::vector<std::uint32_t> rows, int depth) {
+  ZCartBuilder builder(*this, rows, false);
+  return builder.root_split_is(nodes_[id], depth);
+}
 
 void ZCart::rebuild(int node_id, std::vector<std::uint32_t> rows, int depth) {
   nodes_[node_id].rows.clear();

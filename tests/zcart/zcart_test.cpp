@@ -308,3 +308,115 @@ TEST_CASE("zcart rejects observations that do not fit the schema") {
   bad.min_leaf = 0;
   CHECK_THROWS_AS(ZCart(schema3(), bad), wb::InputError);
 }
+
+namespace {
+
+// Observations whose structure only shows as they accumulate: a step at threads > 32, a
+// categorical effect on vendorC with disks <= 2, and 5% noise, so add() keeps revising splits.
+std::vector<Observation> growing_data(int n, std::uint32_t seed) {
+  auto data = step_data(n, seed, true);
+  std::mt19937_64 rng(seed + 1000);
+  for (auto& o : data) o.observed *= 1.0 + 0.1 * (static_cast<double>(rng() % 1000) / 1000.0 - 0.5);
+  return data;
+}
+
+void require_same_tree(const ZCart& a, const ZCart& b, const std::vector<Observation>& probe_points) {
+  REQUIRE(a.describe() == b.describe());
+  REQUIRE(a.to_json(false) == b.to_json(false));  // every node, in the same numbering
+  for (const auto& o : probe_points) {
+    auto x = a.predict(o.values, o.expected), y = b.predict(o.values, o.expected);
+    REQUIRE(x.value == y.value);  // bit-identical
+    REQUIRE(x.spread == y.spread);
+    REQUIRE((x.fidelity == y.fidelity || (std::isnan(x.fidelity) && std::isnan(y.fidelity))));
+    REQUIRE(x.rule == y.rule);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("zcart add() one observation at a time equals fit() on the same observations, in any order") {
+  // The exact incremental property (models/zcart.hpp): information gain, at most max_bins distinct
+  // values per attribute. Checked after every add against a batch fit of the same prefix.
+  const auto data = growing_data(240, 31);
+  const auto points = step_data(60, 32, true);
+  for (int min_leaf : {2, 5}) {
+    ZCartOptions opt;
+    opt.min_leaf = min_leaf;
+    for (std::uint32_t seed : {1u, 2u, 3u}) {
+      auto order = data;
+      std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+      ZCart inc(schema3(), opt);
+      std::vector<Observation> prefix;
+      std::size_t max_nodes = 0;
+      for (const auto& o : order) {
+        inc.add(o);
+        prefix.push_back(o);
+        ZCart batch(schema3(), opt);
+        batch.fit(prefix);
+        INFO("min_leaf " << min_leaf << ", order " << seed << ", after " << prefix.size() << " adds");
+        require_same_tree(inc, batch, points);
+        max_nodes = std::max(max_nodes, inc.node_count());
+      }
+      CHECK(max_nodes >= 7);  // the tree did grow and change along the way
+    }
+  }
+  // Random targets: a deep tree full of near-tied splits, revised on almost every add.
+  ZCartOptions opt;
+  opt.min_leaf = 2;
+  opt.min_gain = 0;
+  std::mt19937_64 rng(99);
+  std::vector<Observation> noise;
+  for (int i = 0; i < 300; ++i)
+    noise.push_back(
+        {{static_cast<double>(rng() % 50), static_cast<double>(rng() % 7), static_cast<double>(rng() % 3)},
+         1.0 + static_cast<double>(rng() % 5),
+         0.5 + static_cast<double>(rng() % 1000) / 100.0});
+  ZCart inc(schema3(), opt);
+  std::vector<Observation> prefix;
+  for (const auto& o : noise) {
+    inc.add(o);
+    prefix.push_back(o);
+    ZCart batch(schema3(), opt);
+    batch.fit(prefix);
+    INFO("random targets, after " << prefix.size() << " adds");
+    require_same_tree(inc, batch, noise);
+  }
+  CHECK(inc.node_count() > 100);
+}
+
+TEST_CASE("zcart add() after a JSON round trip continues exactly as fit()") {
+  // The probe agent's path: a stored tree (with its observations) extended by add().
+  const auto data = growing_data(200, 41);
+  ZCart first(schema3());
+  first.fit(std::vector<Observation>(data.begin(), data.begin() + 120));
+  ZCart t = ZCart::from_json(nlohmann::json::parse(first.to_json().dump()));
+  CHECK(t.options() == first.options());
+  for (std::size_t i = 120; i < data.size(); ++i) t.add(data[i]);
+  ZCart batch(schema3());
+  batch.fit(data);
+  require_same_tree(t, batch, step_data(60, 42, true));
+}
+
+TEST_CASE("zcart lazy add() retrains a leaf only once it grew by retrain_growth") {
+  ZCartOptions opt;
+  opt.exact_add = false;
+  auto data = step_data(3000, 21, true);
+  ZCart lazy(schema3(), opt);
+  for (const auto& o : data) lazy.add(o);
+  INFO(lazy.describe());
+  CHECK(lazy.predict({64, 3, 0}, 1.0).correction == Approx(0.5).epsilon(0.02));
+  CHECK(lazy.predict({8, 1, 2}, 1.0).correction == Approx(0.7).epsilon(0.02));
+  for (const auto& nd : lazy.nodes()) {
+    if (nd.attr >= 0) continue;
+    // A leaf retrains when n reaches trained_n * 1.25 (and at least 2 * min_leaf observations).
+    CHECK(nd.n <
+          std::max<std::uint64_t>(
+              nd.trained_n + std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(
+                                                            0.25 * static_cast<double>(nd.trained_n)))),
+              10));
+  }
+  lazy.retrain();
+  ZCart batch(schema3(), opt);
+  batch.fit(data);
+  CHECK(lazy.describe() == batch.describe());
+}
