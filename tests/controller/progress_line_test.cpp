@@ -43,7 +43,7 @@ TEST_CASE("progress: the line shows sample, load, trial, elapsed/expected, total
         "disks=2,threads=8  load 120.0/s  trial 1 (2.5 s)  2/2.5+ s  elapsed 2 s  cost so far 0 s");
 }
 
-TEST_CASE("progress: the line is cut to the terminal's width so that \\r redraws it") {
+TEST_CASE("progress: the line is cut to the width of the terminal so that it stays one line") {
   wb::TrialProgress p;
   p.sample = "mix=db_tp,cpus=0-1,threads=16,disks=4";
   p.rate = 250.5;

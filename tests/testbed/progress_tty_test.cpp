@@ -23,7 +23,7 @@ std::vector<std::string> trial_argv(const std::string& config, const fs::path& s
 
 }  // namespace
 
-TEST_CASE("progress: a terminal shows the trial's elapsed/expected time; a pipe shows nothing") {
+TEST_CASE("progress: a terminal shows the elapsed and expected time of the trial, a pipe shows nothing") {
   fs::path dir = wb::test::fresh_dir("progress_tty");
   std::string config = wb::test::shipped_config_copy("demo.toml", dir, wb::test::free_port());
 
