@@ -42,7 +42,8 @@ int run_agent(const CommonOptions& common, const AgentOptions& o) {
   PreparedPeak prepared = prepare_peak(config, request);
   validate_testbed(config);
   store::Store store(common.store_or(config.store_path()));
-  ProbeRunner runner{config, probing, request, prepared, probe_lock_owner(), std::cerr};
+  ZCartAttributes attributes(config);
+  ProbeRunner runner{config, probing, request, prepared, probe_lock_owner(), std::cerr, &attributes};
 
   int ran = 0;
   for (;;) {

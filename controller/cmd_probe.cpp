@@ -99,7 +99,8 @@ int run_run(const CommonOptions& common, const ProbeOptions& o) {
     if (!p || p->testbed != config.name())
       throw InputError(fmt::format("no probe {} of testbed {} in store {}", id, config.name(), store.path()));
   }
-  ProbeRunner runner{config, probing, request, prepared, probe_lock_owner(), std::cerr};
+  ZCartAttributes attributes(config);
+  ProbeRunner runner{config, probing, request, prepared, probe_lock_owner(), std::cerr, &attributes};
   int ran = 0;
   bool refused = false;
   if (o.due) {

@@ -1,16 +1,19 @@
 #pragma once
 // The Z-CART answer of `workbench whatif` [000 §3.3.1; issue 7.4, 8.1]: the expectation model's λ*
-// corrected by a zero-training regression tree (models/zcart.hpp) over the testbed's factors,
+// corrected by a zero-training regression tree (models/zcart.hpp) over the testbed's attributes
+// (controller/zcart_attributes.hpp: factors, workload attributes, derived metrics of the model),
 // trained on the stored searches whose measured λ* sits next to a stored expectation. With nothing
 // measured the tree is one leaf with correction 1: it answers the expectation itself.
 //
-// The probe agent persists a tree per testbed in the store (refit after every probe); whatif uses
-// it when present and fits one on the fly otherwise.
+// The probe agent persists a tree per testbed in the store and brings it up to date after every
+// probe by adding the new observations (ZCart::add, equal to a batch fit on all of them); whatif
+// uses it when present and fits one on the fly otherwise.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "controller/expectation_record.hpp"
+#include "controller/zcart_attributes.hpp"
 #include "core/config.hpp"
 #include "models/probe_plan.hpp"
 #include "models/zcart.hpp"
@@ -27,12 +30,17 @@ struct ZCartAnswer {
   bool persisted = false;           // from the store's tree rather than fitted now
 };
 
-// One attribute per factor of the config, in its order.
+// ZCartAttributes(config).schema(): the factors in the config's order, then the workload
+// attributes and derived metrics.
 std::vector<Attribute> zcart_schema(const Config& config);
-// One value per factor: the number of a numeric level, the index of a categorical one; nullopt
-// when the sample has no (known) level of some factor.
+// ZCartAttributes(config).encode(sample): one value per attribute; nullopt when the sample has no
+// (known) level of some factor or the model gives it no finite λ*. For many samples, build one
+// ZCartAttributes and call its encode().
 std::optional<std::vector<double>> encode_sample(const Config& config, const Sample& sample);
-// Found searches with an expectation and a level of every factor, as tree observations.
+// Found searches with an expectation and encodable attributes, as tree observations, in `rows`'
+// order.
+std::vector<Observation> zcart_observations(const ZCartAttributes& attributes,
+                                            const std::vector<MeasuredVsExpected>& rows);
 std::vector<Observation> zcart_observations(const Config& config,
                                             const std::vector<MeasuredVsExpected>& rows);
 
@@ -40,19 +48,37 @@ std::vector<Observation> zcart_observations(const Config& config,
 // λ* (> 0).
 ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpected>& rows,
                          const Sample& sample, double expected);
-// Predicts from a fitted tree; `sample` must have a level of every factor.
+// Predicts from a fitted tree; `sample` must be encodable (Error otherwise).
+ZCartAnswer zcart_predict(const ZCart& tree, const ZCartAttributes& attributes, const Sample& sample,
+                          double expected);
 ZCartAnswer zcart_predict(const ZCart& tree, const Config& config, const Sample& sample, double expected);
 
 // The testbed's persisted tree; nullopt when none is stored or its attributes are no longer the
-// config's factors (then the caller refits).
+// config's (then the caller refits).
 std::optional<ZCart> load_zcart(store::Store& store, const Config& config);
 // Fits a tree to every stored observation of the testbed and stores it.
 ZCart refit_zcart(store::Store& store, const Config& config, const ZCartOptions& options);
-// The options of the persisted tree: [probing] tolerance and min_leaf.
+
+// The persisted tree brought up to date with every stored observation, and stored.
+struct ZCartUpdate {
+  ZCart tree;
+  std::size_t added = 0;  // observations add()ed to the persisted tree
+  bool refitted = false;  // no usable persisted tree: fitted from scratch
+};
+// Incremental retraining [issue 8.1]: when the persisted tree's observations are all among the
+// stored ones (a multiset of attribute values and ratio) and it was built with `options`, the
+// stored observations it lacks are add()ed one at a time (exact incremental mode: the tree equals
+// a batch fit on all of them, see models/zcart.hpp). Otherwise (no tree, other options, an
+// observation no longer stored or whose attributes changed with the config) it refits.
+ZCartUpdate update_zcart(store::Store& store, const Config& config, const ZCartOptions& options);
+// The same with the config's attributes (their cached values serve many calls).
+ZCartUpdate update_zcart(store::Store& store, const Config& config, const ZCartAttributes& attributes,
+                         const ZCartOptions& options);
+// The options of the persisted tree: [probing] tolerance and min_leaf, exact incremental add().
 ZCartOptions persisted_zcart_options(const ProbeConfig& probing);
 // The persisted tree when it holds every stored observation; when searches were stored after it
-// (a later peak or map-surface), the same kind of tree fitted now to all of them, not stored.
-// nullopt when no tree was ever stored.
+// (a later peak or map-surface), that tree with them added (as update_zcart, equal to a fit on
+// all of them), not stored. nullopt when no tree was ever stored.
 std::optional<ZCart> current_zcart(store::Store& store, const Config& config, const ProbeConfig& probing,
                                    const std::vector<MeasuredVsExpected>& rows);
 

@@ -72,11 +72,14 @@ struct Recorded {
   std::vector<std::int64_t> probe_ids;
 };
 Recorded record_mismatch(store::Store& store, const Config& config, const ProbeConfig& probing,
-                         store::Store::MismatchRow m, std::optional<std::int64_t> from_probe) {
+                         store::Store::MismatchRow m, std::optional<std::int64_t> from_probe,
+                         const ZCartAttributes* shared) {
   Recorded r;
   std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
-  r.ranked =
-      rank_attributes(zcart_schema(config), classified_observations(store, config, rows, probing.tolerance));
+  std::optional<ZCartAttributes> own;
+  const ZCartAttributes& attributes = shared != nullptr ? *shared : own.emplace(config);
+  r.ranked = rank_attributes(attributes.schema(),
+                             classified_observations(store, config, rows, probing.tolerance, &attributes));
   nlohmann::json attrs = nlohmann::json::array();
   for (const auto& a : r.ranked) attrs.push_back({{"name", a.name}, {"gain", a.gain}});
   m.attributes_json = attrs.dump();
@@ -90,8 +93,8 @@ Recorded record_mismatch(store::Store& store, const Config& config, const ProbeC
       if (p.status != "cancelled") taken.insert(p.sample.key());
     }
     const std::int64_t not_before = probe_not_before(probing, unix_now());
-    for (const PlannedProbe& p :
-         plan_probes(m.sample, r.ranked, config.factors(), taken, probing.top_attributes, probing.radius)) {
+    for (const PlannedProbe& p : plan_probes(m.sample, probe_ranking(attributes, r.ranked), config.factors(),
+                                             taken, probing.top_attributes, probing.radius)) {
       store::Store::ProbeRow row;
       row.testbed = config.name();
       row.sample = p.sample;
@@ -182,12 +185,15 @@ CenterCheck check_centers(store::Store& store, const Config& config, const Sampl
 
 std::vector<ClassifiedObservation> classified_observations(store::Store& store, const Config& config,
                                                            const std::vector<MeasuredVsExpected>& rows,
-                                                           double tolerance) {
+                                                           double tolerance,
+                                                           const ZCartAttributes* attributes) {
+  std::optional<ZCartAttributes> own;
+  if (attributes == nullptr) attributes = &own.emplace(config);
   std::vector<ClassifiedObservation> out;
   for (const auto& r : rows) {
     if (r.search.status != "found" || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate)
       continue;
-    auto values = encode_sample(config, r.search.sample);
+    auto values = attributes->encode(r.search.sample);
     if (!values) continue;
     MeasuredPeak m = measured_peak(*r.search.peak_rate, store.peak_interval(r.search.id));
     out.push_back(ClassifiedObservation{*values, is_mismatch(*r.expectation->peak_rate, m, tolerance)});
@@ -197,7 +203,8 @@ std::vector<ClassifiedObservation> classified_observations(store::Store& store, 
 
 SearchCheck check_search(store::Store& store, const Config& config, const ProbeConfig& probing,
                          const Sample& sample, std::int64_t search_id, const SearchResult& result,
-                         std::optional<std::int64_t> from_probe, std::ostream& log) {
+                         std::optional<std::int64_t> from_probe, std::ostream& log,
+                         const ZCartAttributes* attributes) {
   SearchCheck check;
   check.expectation_stored = record_expectation(store, config, sample, search_id, log);
   if (!check.expectation_stored || result.status != SearchStatus::kFound) return check;
@@ -222,7 +229,7 @@ SearchCheck check_search(store::Store& store, const Config& config, const ProbeC
   }
   const CenterCheck centers = check_centers(store, config, sample, result.peak_rate, at_peak);
   set_center(m, centers);
-  Recorded r = record_mismatch(store, config, probing, m, from_probe);
+  Recorded r = record_mismatch(store, config, probing, m, from_probe, attributes);
   check.mismatch_id = r.id;
   check.probe_ids = r.probe_ids;
   log << fmt::format(
@@ -263,7 +270,7 @@ FixedRunCheck check_fixed_run(store::Store& store, const Config& config, const P
   m.measured = response.mean;
   m.ratio = response.mean / expected;
   set_center(m, check.centers);
-  Recorded r = record_mismatch(store, config, probing, m, std::nullopt);
+  Recorded r = record_mismatch(store, config, probing, m, std::nullopt, nullptr);
   check.mismatch_id = r.id;
   check.probe_ids = r.probe_ids;
   log << fmt::format(

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/expectation_record.hpp"
+#include "controller/zcart_attributes.hpp"
 #include "core/config.hpp"
 #include "core/search_result.hpp"
 #include "models/mismatch.hpp"
@@ -28,10 +29,12 @@ struct SearchCheck {
 // it. A mismatch is written with its ranked attributes and one line "mismatch: ..." goes to `log`.
 // Probes are planned unless the search ran a probe (`from_probe`) or a mismatch was recorded at
 // this sample before: a mismatch point schedules probes once. Safe to call from several threads
-// with one Store each.
+// with one Store each. `attributes`: the config's Z-CART attributes, shared so their cached
+// values serve many calls (one thread only); null: built for this call.
 SearchCheck check_search(store::Store& store, const Config& config, const ProbeConfig& probing,
                          const Sample& sample, std::int64_t search_id, const SearchResult& result,
-                         std::optional<std::int64_t> from_probe, std::ostream& log);
+                         std::optional<std::int64_t> from_probe, std::ostream& log,
+                         const ZCartAttributes* attributes = nullptr);
 
 // The expectation model's centers at `rate` next to the mean stage times of `trials` (those with
 // stage times; TrialResult::stage_ms): every compared center and the one that deviates most
@@ -73,10 +76,12 @@ std::string mismatch_center_text(const store::Store::MismatchRow& m);
 nlohmann::json mismatch_center_json(const store::Store::MismatchRow& m);
 
 // The testbed's found searches with an expectation, classified by the mismatch rule, for the
-// information-gain ranking (samples without a level of every factor are left out).
+// information-gain ranking over the Z-CART attributes (controller/zcart_attributes.hpp; samples
+// it cannot encode are left out). `attributes`: the config's, built here when null.
 std::vector<ClassifiedObservation> classified_observations(store::Store& store, const Config& config,
                                                            const std::vector<MeasuredVsExpected>& rows,
-                                                           double tolerance);
+                                                           double tolerance,
+                                                           const ZCartAttributes* attributes = nullptr);
 
 // Seconds since the epoch (the store's clock for probes).
 std::int64_t unix_now();

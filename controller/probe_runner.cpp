@@ -19,14 +19,22 @@ std::string probe_lock_owner() {
 }
 
 std::vector<std::int64_t> refine_models(store::Store& store, const Config& config, const ProbeConfig& probing,
-                                        std::ostream& log) {
-  ZCart tree = refit_zcart(store, config, persisted_zcart_options(probing));
+                                        std::ostream& log, const ZCartAttributes* shared) {
+  std::optional<ZCartAttributes> own;
+  const ZCartAttributes& attributes = shared != nullptr ? *shared : own.emplace(config);
+  ZCartUpdate update = update_zcart(store, config, attributes, persisted_zcart_options(probing));
+  const ZCart& tree = update.tree;
+  if (update.refitted)
+    log << fmt::format("Z-CART: fitted to {} observation(s)\n", tree.observation_count());
+  else
+    log << fmt::format("Z-CART: {} observation(s) added, {} in all\n", update.added,
+                       tree.observation_count());
   std::vector<std::int64_t> closed;
   // Z-CART learns λ*: only λ* mismatches can be judged by it. A fixed-rate run's mismatch is a
   // mean response time at one rate (ms), and stays open for a person to look at.
   for (const auto& m : store.mismatches(config.name(), true, "peak_rate")) {
-    if (!encode_sample(config, m.sample)) continue;
-    ZCartAnswer a = zcart_predict(tree, config, m.sample, m.expected);
+    if (!attributes.encode(m.sample)) continue;
+    ZCartAnswer a = zcart_predict(tree, attributes, m.sample, m.expected);
     if (std::abs(a.value - m.measured) > probing.tolerance * m.measured) continue;
     store.close_mismatch(m.id);
     closed.push_back(m.id);
@@ -49,8 +57,8 @@ std::int64_t run_claimed_probe(store::Store& store, const ProbeRunner& runner,
                                   ? fmt::format("λ* = {:.1f}/s", run.result.peak_rate)
                                   : std::string(to_string(run.result.status)));
     check_search(store, runner.config, runner.probing, probe.sample, run.search_id, run.result, probe.id,
-                 runner.log);
-    refine_models(store, runner.config, runner.probing, runner.log);
+                 runner.log, runner.attributes);
+    refine_models(store, runner.config, runner.probing, runner.log, runner.attributes);
     return run.search_id;
   } catch (...) {
     // A probe whose search did not finish runs again later (its partial search stays "failed").

@@ -1,0 +1,201 @@
+// Z-CART over attributes beyond the factors [issue 8.1]: workload attributes and derived metrics of
+// the expectation model, known for samples nobody measured; a deviation that follows a derived
+// attribute is learned as one split on it, rule paths and the mismatch ranking name it, and probe
+// planning maps it back to the factors it depends on.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "controller/zcart_attributes.hpp"
+#include "core/config.hpp"
+#include "models/mismatch.hpp"
+#include "models/probe_plan.hpp"
+#include "models/zcart.hpp"
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSource = WB_SOURCE_DIR;
+
+std::vector<std::string> names(const std::vector<Attribute>& schema) {
+  std::vector<std::string> out;
+  for (const auto& a : schema) out.push_back(a.name);
+  return out;
+}
+
+std::size_t index_of(const ZCartAttributes& a, const std::string& name) {
+  for (std::size_t i = 0; i < a.schema().size(); ++i)
+    if (a.schema()[i].name == name) return i;
+  FAIL("no attribute " << name);
+  return 0;
+}
+
+Sample sample(const std::string& disks, const std::string& threads) {
+  Sample s;
+  s.set("disks", disks);
+  s.set("threads", threads);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a deviation that follows threads per disk is learned as a split on the derived nfsd_per_disk") {
+  Config config = Config::load(kSource + "/configs/sim.toml");
+  ZCartAttributes attributes(config);
+  // sim.toml: factors disks and threads, a [model] with a pool nfsd of {threads} around {disks} disks.
+  CHECK(names(attributes.schema()) == std::vector<std::string>{"disks", "threads", "expected_peak",
+                                                               "bottleneck", "bottleneck_util",
+                                                               "nfsd_per_disk"});
+  const std::size_t ratio_at = index_of(attributes, "nfsd_per_disk");
+  const std::size_t peak_at = index_of(attributes, "expected_peak");
+  CHECK(attributes.factors_of(ratio_at) == std::vector<std::string>{"disks", "threads"});
+  CHECK(attributes.factors_of(0) == std::vector<std::string>{"disks"});
+
+  // Truth: λ* collapses to 40% of the expectation when threads / disks > 8, a boundary no single
+  // split on disks or threads draws. Three samples are kept out: the tree never sees them.
+  const std::set<std::string> unmeasured{"disks=3,threads=64", "disks=1,threads=8", "disks=4,threads=4"};
+  auto truth = [](const std::vector<double>& v, double expected, std::size_t at) {
+    return v[at] > 8 ? 0.4 * expected : expected;
+  };
+  ZCartOptions options;
+  options.min_leaf = 3;
+  ZCart tree(attributes.schema(), options);
+  std::vector<ClassifiedObservation> classified;
+  for (const auto& d : config.factors()[0].levels) {
+    for (const auto& t : config.factors()[1].levels) {
+      Sample s = sample(d, t);
+      if (unmeasured.count(s.key()) != 0) continue;
+      std::optional<std::vector<double>> v = attributes.encode(s);
+      REQUIRE(v);
+      REQUIRE(v->size() == attributes.schema().size());
+      CHECK((*v)[ratio_at] == std::stod(t) / std::stod(d));
+      const double expected = (*v)[peak_at];
+      const double observed = truth(*v, expected, ratio_at);
+      tree.add(Observation{*v, expected, observed});
+      classified.push_back(
+          ClassifiedObservation{*v, is_mismatch(expected, {observed, observed, observed}, 0.15)});
+    }
+  }
+  INFO(tree.describe());
+  // One split, on the derived attribute, at the boundary.
+  REQUIRE(tree.node_count() == 3);
+  CHECK(tree.nodes()[0].attr == static_cast<int>(ratio_at));
+  CHECK(tree.nodes()[0].threshold == 8);
+  CHECK(tree.describe().find("nfsd_per_disk > 8") != std::string::npos);
+
+  // Unmeasured samples: their attributes come from the config and the model alone.
+  for (const auto& key : unmeasured) {
+    Sample s = parse_sample(key, config.factors(), Sample{});
+    std::optional<std::vector<double>> v = attributes.encode(s);
+    REQUIRE(v);
+    const double expected = (*v)[peak_at];
+    ZCartPrediction p = tree.predict(*v, expected);
+    INFO(key);
+    CHECK(p.rule == ((*v)[ratio_at] > 8 ? "nfsd_per_disk > 8" : "nfsd_per_disk <= 8"));
+    CHECK(p.value == Approx(truth(*v, expected, ratio_at)).epsilon(1e-12));
+  }
+
+  // The mismatch record's ranking names it first, strictly above every factor.
+  std::vector<RankedAttribute> ranked = rank_attributes(attributes.schema(), classified);
+  REQUIRE(ranked.size() == attributes.schema().size());
+  CHECK(ranked[0].name == "nfsd_per_disk");
+  for (const auto& r : ranked)
+    if (r.name == "disks" || r.name == "threads") CHECK(r.gain < ranked[0].gain);
+
+  // Probes vary factors: the derived attribute maps back to disks and threads (in their own rank
+  // order), so the top two probe attributes are both factors it depends on.
+  std::vector<RankedAttribute> for_probes = probe_ranking(attributes, ranked);
+  REQUIRE(for_probes.size() == 2);
+  std::set<std::string> factors{for_probes[0].name, for_probes[1].name};
+  CHECK(factors == std::set<std::string>{"disks", "threads"});
+  CHECK(for_probes[0].gain == ranked[0].gain);
+  auto rank_of = [&](const std::string& n) {
+    return std::find_if(ranked.begin(), ranked.end(), [&](const RankedAttribute& r) { return r.name == n; }) -
+           ranked.begin();
+  };
+  CHECK(rank_of(for_probes[0].name) < rank_of(for_probes[1].name));
+  std::set<std::string> varied;
+  for (const auto& p : plan_probes(sample("3", "64"), for_probes, config.factors(), {}, 2, 1))
+    varied.insert(p.attribute);
+  CHECK(varied == std::set<std::string>{"disks", "threads"});
+  // The raw ranking would spend one of the two places on an attribute no probe can vary.
+  varied.clear();
+  for (const auto& p : plan_probes(sample("3", "64"), ranked, config.factors(), {}, 2, 1))
+    varied.insert(p.attribute);
+  CHECK(varied.size() == 1);
+}
+
+TEST_CASE("workload attributes come from [model.attributes] and the mix files, for any level") {
+  Config config = Config::load(kSource + "/configs/demo.toml");
+  ZCartAttributes attributes(config);
+  // Factors in the config's order (its [factors] table sorted by name), then the workload
+  // attributes, then the derived metrics.
+  CHECK(names(attributes.schema()) ==
+        std::vector<std::string>{"cpus", "disks", "mix", "threads", "disk_ms", "disk_visits", "read_fraction",
+                                 "write_fraction", "sequential_fraction", "mean_size_bytes", "expected_peak",
+                                 "bottleneck", "bottleneck_util", "workers_per_disk"});
+  CHECK(attributes.factors_of(index_of(attributes, "read_fraction")) == std::vector<std::string>{"mix"});
+  CHECK(attributes.factors_of(index_of(attributes, "disk_ms")) == std::vector<std::string>{"mix"});
+  // cpus does not enter the model (--cpu-mode sleep).
+  CHECK(attributes.factors_of(index_of(attributes, "expected_peak")) ==
+        std::vector<std::string>{"disks", "mix", "threads"});
+  CHECK(attributes.factors_of(index_of(attributes, "workers_per_disk")) ==
+        std::vector<std::string>{"disks", "threads"});
+  CHECK(attributes.schema()[index_of(attributes, "bottleneck")].categories ==
+        std::vector<std::string>{"workers", "cpu", "disk", "net"});
+
+  Sample s = parse_sample("mix=db_tp,cpus=0,threads=8,disks=2", config.factors(), Sample{});
+  std::optional<std::vector<double>> v = attributes.encode(s);
+  REQUIRE(v);
+  auto at = [&](const std::string& n) { return (*v)[index_of(attributes, n)]; };
+  CHECK(at("mix") == 0);
+  CHECK(at("cpus") == 1);
+  CHECK(at("disk_visits") == 1.0);
+  CHECK(at("disk_ms") == 4.86);
+  // rpc_db_tp.toml: reads 64, random writes 32, sequential 256 KB writes 4 (weights).
+  CHECK(at("read_fraction") == Approx(0.64));
+  CHECK(at("write_fraction") == Approx(0.36));
+  CHECK(at("sequential_fraction") == Approx(0.04));
+  CHECK(at("mean_size_bytes") == Approx((64 * 8192 + 32 * 8192 + 4 * 262144) / 100.0));
+  CHECK(at("workers_per_disk") == 4);
+  CHECK(at("expected_peak") > 0);
+  CHECK(at("bottleneck_util") > 0);
+  CHECK(at("bottleneck_util") <= 1);
+  // Another level of the mix changes its attributes and nothing else's.
+  std::optional<std::vector<double>> web =
+      attributes.encode(parse_sample("mix=web,cpus=0,threads=8,disks=2", config.factors(), Sample{}));
+  REQUIRE(web);
+  CHECK((*web)[index_of(attributes, "read_fraction")] == Approx(0.9));
+  CHECK((*web)[index_of(attributes, "sequential_fraction")] == Approx(0.9));
+  CHECK((*web)[index_of(attributes, "workers_per_disk")] == 4);
+
+  // A sample without a level of every factor, or with an undeclared level, has no attributes.
+  Sample partial;
+  partial.set("mix", "web");
+  CHECK_FALSE(attributes.encode(partial));
+  Sample unknown = s;
+  unknown.set("threads", "3");
+  CHECK_FALSE(attributes.encode(unknown));
+}
+
+TEST_CASE("mix files that cannot be read leave out only the mix attributes") {
+  // The demo config copied away from the source tree: its mix path ({source}/workloads/...) then
+  // names files that do not exist; the config still works, with [model.attributes] kept.
+  fs::path dir = fs::temp_directory_path() / ("wb_zcart_attrs_" + std::to_string(getpid())) / "configs";
+  fs::create_directories(dir);
+  fs::copy_file(kSource + "/configs/demo.toml", dir / "demo.toml", fs::copy_options::overwrite_existing);
+  Config config = Config::load((dir / "demo.toml").string());
+  ZCartAttributes attributes(config);
+  CHECK(names(attributes.schema()) == std::vector<std::string>{"cpus", "disks", "mix", "threads", "disk_ms",
+                                                               "disk_visits", "expected_peak", "bottleneck",
+                                                               "bottleneck_util", "workers_per_disk"});
+  CHECK(attributes.encode(parse_sample("mix=mail,cpus=0-1,threads=16,disks=4", config.factors(), Sample{})));
+  fs::remove_all(dir.parent_path());
+}
