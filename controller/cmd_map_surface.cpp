@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
+#include "controller/peak_search.hpp"
 #include "controller/surface_plan.hpp"
 #include "controller/surface_report.hpp"
 #include "controller/surface_runner.hpp"
@@ -109,8 +110,10 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
 
   const std::string store_path = common.store_or(config.store_path());
   std::int64_t surface_id = 0;
+  ExpectedPeak expected;
   {
     store::Store store(store_path);
+    if (o.seeding) expected = expected_peak_for_seeding(config, store);
     if (auto found = store.find_running_surface(config.name(), params.dump())) {
       surface_id = found->id;
       std::cerr << fmt::format("continuing surface {} ({} samples)\n", surface_id, found->points.size());
@@ -141,6 +144,7 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
   ro.log = [](const std::string& line) { std::cerr << line << "\n"; };
   ro.verbose = o.verbose;
   ro.factors = &config.factors();
+  ro.expected = expected;
   ro.config = &config;
   ro.probing = probing;
 
@@ -196,7 +200,10 @@ Command map_surface_command() {
         app.add_option("--policy,-p", o->policy, "load picker of each search (default: [peak] policy)");
         app.add_option("--target,-t", o->target,
                        "CONFIDENCE/ACCURACY of each search (default: [peak] target)");
-        app.add_flag("--seeding", o->seeding, "start each search at the λ* of the nearest measured sample");
+        app.add_flag(
+            "--seeding", o->seeding,
+            "start each search at the λ* of the nearest measured sample (with a [model]: scaled by the "
+            "model's λ* ratio of the two samples)");
         app.add_option("--parallel,-j", o->parallel, "testbed slots running searches at once (default 1)");
         app.add_option("--budget", o->budget_h, "stop starting searches once the total cost reaches HOURS");
         app.add_option("--seed", o->seed,

@@ -71,9 +71,11 @@ Command peak_command() {
         std::string policies = "load picker (default: [peak] policy):";
         for (const auto& name : picker_names()) policies += "\n  " + name + ": " + picker_summary(name);
         app.add_option("--policy,-p", o->policy, policies);
-        app.add_flag("--seeding", o->seeding,
-                     "start at the λ* of the nearest sample already measured on this testbed (in the store) "
-                     "instead of [peak] start_rate");
+        app.add_flag(
+            "--seeding", o->seeding,
+            "start at the λ* of the nearest sample already measured on this testbed (in the store) "
+            "instead of [peak] start_rate; with a [model], that λ* times the model's λ* here over its "
+            "λ* there (with no earlier search: the model's λ*)");
         app.add_option("--runlength", o->runlength,
                        "fixed ([peak] runlength_s) or adaptive (r per load from the variance seen so far) "
                        "(default: [peak] runlength)");

@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "controller/expectation_record.hpp"
 #include "controller/interrupt.hpp"
 #include "controller/search_recorder.hpp"
 #include "controller/testbed.hpp"
@@ -56,6 +60,22 @@ TestbedHistory read_history(store::Store& store, const std::string& testbed) {
 
 }  // namespace
 
+ExpectedPeak expected_peak_for_seeding(const Config& config, store::Store& store) {
+  if (!config.model()) return {};
+  auto cache = std::make_shared<std::map<std::string, std::optional<double>>>();
+  return [&config, cache, calibrations = load_calibrations(store, config)](const Sample& s) {
+    auto [it, added] = cache->try_emplace(s.key());
+    if (added) {
+      try {
+        double rate = expect_peak(config, s, calibrations).peak_rate;
+        if (rate > 0 && std::isfinite(rate)) it->second = rate;
+      } catch (const InputError&) {  // not solvable here: seed from the neighbour as measured
+      }
+    }
+    return it->second;
+  };
+}
+
 PreparedPeak prepare_peak(const Config& config, const PeakRequest& request) {
   PreparedPeak p;
   p.target = request.target.empty() ? config.peak().target : Target::parse(request.target);
@@ -77,17 +97,24 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Sample&
   TestbedHistory history;
   if (request.seeding || prepared.runlength == "adaptive") history = read_history(store, config.name());
   double start_rate = config.peak().start_rate;
+  bool seeded = false;
   if (request.seeding) {
-    if (auto s = choose_seed(sample, history.peaks, config.factors())) {
+    if (auto s =
+            choose_seed(sample, history.peaks, config.factors(), expected_peak_for_seeding(config, store))) {
       start_rate = s->rate;
+      seeded = true;
       picker = make_picker(prepared.policy, config.peak(), start_rate, true);
       if (request.verbose) {
-        log << fmt::format("seed {:.1f}/s from {} earlier search(es) of the nearest sample\n", s->rate,
-                           s->from.size());
+        if (s->from.empty())
+          log << fmt::format("seed {:.1f}/s: the expectation model's λ* (no earlier search)\n", s->rate);
+        else
+          log << fmt::format("seed {:.1f}/s from {} earlier search(es) of the nearest sample{}\n", s->rate,
+                             s->from.size(), s->scaled ? ", scaled by the expectation model" : "");
       }
     }
   }
-  std::unique_ptr<RunlengthPolicy> runlength = make_runlength_policy(prepared.runlength, history.variances);
+  std::unique_ptr<RunlengthPolicy> runlength =
+      make_runlength_policy(prepared.runlength, history.variances, seeded);
   store::SearchRecord rec;
   rec.testbed = config.name();
   rec.sample = sample;

@@ -9,6 +9,7 @@
 #include "core/config.hpp"
 #include "core/search_result.hpp"
 #include "core/target.hpp"
+#include "policies/seeding.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -37,6 +38,11 @@ struct PeakRun {
   std::int64_t search_id = 0;
   SearchResult result;
 };
+
+// The expectation model's λ* per sample for seeding (policies/seeding.hpp), with this testbed's
+// calibrations from `store`; empty when the config has no [model]. A sample the model cannot
+// solve gets nullopt (its seed is then the neighbour's λ* unscaled). Results are cached.
+ExpectedPeak expected_peak_for_seeding(const Config& config, store::Store& store);
 
 // Runs and stores the search. On Interrupted the search is stored as failed ("interrupted") and
 // the exception propagates. `log` receives the seeding note when verbose.

@@ -152,7 +152,8 @@ class Scheduler {
           past.push_back(PastPeak{samples_[static_cast<std::size_t>(p.position)], *p.peak_rate});
       }
       if (o_.factors == nullptr) throw Error("run_surface: seeding needs the config's factors");
-      if (auto seed = choose_seed(samples_[static_cast<std::size_t>(j.position)], past, *o_.factors)) {
+      if (auto seed =
+              choose_seed(samples_[static_cast<std::size_t>(j.position)], past, *o_.factors, o_.expected)) {
         out.start_rate = seed->rate;
         out.seeded = true;
       }

@@ -27,6 +27,7 @@
 #include "core/trial.hpp"
 #include "models/probe_plan.hpp"
 #include "policies/search.hpp"
+#include "policies/seeding.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -47,6 +48,9 @@ struct SurfaceRunOptions {
   std::function<void(const std::string&)> log;
   // The config's factors, for the distance between samples when seeding (policies/seeding.hpp).
   const std::vector<Factor>* factors = nullptr;
+  // The expectation model's λ* per sample: seeds are scaled by it (policies/seeding.hpp). May be
+  // empty.
+  ExpectedPeak expected;
   bool verbose = false;  // log every stored trial
   // After each search this run finishes: its expectation is stored and checked for a mismatch
   // (controller/probe_check.hpp), which may plan probes. Not called when config is null.

@@ -75,16 +75,27 @@ class FixedRunlength final : public RunlengthPolicy {
 
 class AdaptiveRunlength final : public RunlengthPolicy {
  public:
-  explicit AdaptiveRunlength(std::vector<VarianceObservation> prior) : prior_(std::move(prior)) {}
+  AdaptiveRunlength(std::vector<VarianceObservation> prior, bool seeded)
+      : prior_(std::move(prior)), seeded_(seeded) {}
 
   double choose(double rate, const std::vector<TestLoad>& history, const PeakConfig& peak,
                 const Target& target) override {
     std::vector<VarianceObservation> obs = prior_;
     for (const auto& o : variance_observations(history)) obs.push_back(o);
-    auto curve = fit_curve(history, peak.r_sat_ms);
-    if (obs.empty() || !curve) return peak.runlength_s;
-    double r_hat = curve->response_ms(rate);
-    if (!std::isfinite(r_hat)) return peak.runlength_s;  // predicted beyond saturation: no basis
+    double sat = peak.percentile ? peak.l_sat_ms : peak.r_sat_ms;
+    if (obs.empty()) return peak.runlength_s;
+    double r_hat = 0;
+    if (auto curve = fit_curve(history, peak.r_sat_ms)) {
+      r_hat = curve->response_ms(rate);
+      if (!std::isfinite(r_hat)) return peak.runlength_s;  // predicted beyond saturation: no basis
+    } else if (seeded_ && history.empty()) {
+      // A seed is the expected λ*: its load is most likely claimed, so it gets the peak's sweet
+      // spot at once. At the configured runlength_s a seeded first load on configs/sim.toml needed
+      // the last look (27 trials of 60 s) to be claimed.
+      r_hat = sat;
+    } else {
+      return peak.runlength_s;
+    }
 
     // ln ĉ = α + β ln R, weighted by degrees of freedom.
     double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, overhead = 0;
@@ -99,7 +110,6 @@ class AdaptiveRunlength final : public RunlengthPolicy {
     if (obs.size() >= 3 && vx > 0.25 * 0.25) beta = std::clamp((sxy / sw - mx * my) / vx, 2.0, 6.0);
     double c_hat = std::exp(my + beta * (std::log(r_hat) - mx));
 
-    double sat = peak.percentile ? peak.l_sat_ms : peak.r_sat_ms;
     double lo = sat * (1 - peak.width), hi = sat * (1 + peak.width);
     double dist = r_hat < lo ? lo - r_hat : (r_hat > hi ? r_hat - hi : 0);
     double h_acc = (1 - target.accuracy) * r_hat;
@@ -133,14 +143,15 @@ class AdaptiveRunlength final : public RunlengthPolicy {
 
  private:
   std::vector<VarianceObservation> prior_;
+  bool seeded_;
 };
 
 }  // namespace
 
 std::unique_ptr<RunlengthPolicy> make_runlength_policy(const std::string& name,
-                                                       std::vector<VarianceObservation> prior) {
+                                                       std::vector<VarianceObservation> prior, bool seeded) {
   if (name == "fixed") return std::make_unique<FixedRunlength>();
-  if (name == "adaptive") return std::make_unique<AdaptiveRunlength>(std::move(prior));
+  if (name == "adaptive") return std::make_unique<AdaptiveRunlength>(std::move(prior), seeded);
   throw InputError(fmt::format("--runlength: unknown runlength policy '{}' (known: fixed, adaptive)", name));
 }
 

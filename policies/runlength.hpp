@@ -32,8 +32,11 @@ class RunlengthPolicy {
 };
 
 // "fixed": always peak.runlength_s. "adaptive": see runlength.cpp; `prior` is the testbed's
-// history from the store (may be empty). Throws InputError for another name.
+// history from the store (may be empty). `seeded`: the search's first load is a seed expected to
+// lie at λ* (policies/seeding.hpp), so it is given the peak's runlength. Throws InputError for
+// another name.
 std::unique_ptr<RunlengthPolicy> make_runlength_policy(const std::string& name,
-                                                       std::vector<VarianceObservation> prior = {});
+                                                       std::vector<VarianceObservation> prior = {},
+                                                       bool seeded = false);
 
 }  // namespace wb

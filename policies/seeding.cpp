@@ -29,6 +29,8 @@ double median(std::vector<double> xs) {
   return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
 }
 
+bool usable_rate(std::optional<double> r) { return r && *r > 0 && std::isfinite(*r); }
+
 bool categorical_match(const Sample& a, const Sample& b, const std::vector<Factor>& factors) {
   for (const auto& f : factors) {
     if (f.numeric) continue;
@@ -52,12 +54,31 @@ double sample_distance(const Sample& a, const Sample& b, const std::vector<Facto
 }
 
 std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<PastPeak>& past,
-                                      const std::vector<Factor>& factors) {
+                                      const std::vector<Factor>& factors, const ExpectedPeak& expected) {
+  std::optional<double> e_sample;
+  if (expected) e_sample = expected(sample);
+  if (!usable_rate(e_sample)) e_sample.reset();
+  // The peak of past sample p carried to `sample`.
+  bool scaled = false;
+  auto carried = [&](const PastPeak& p) {
+    if (!e_sample) return p.peak_rate;
+    std::optional<double> e_past = expected(p.sample);
+    if (!usable_rate(e_past)) return p.peak_rate;
+    scaled = true;
+    return p.peak_rate * *e_sample / *e_past;
+  };
   std::vector<const PastPeak*> usable;
   for (const auto& p : past) {
     if (p.peak_rate > 0 && std::isfinite(p.peak_rate)) usable.push_back(&p);
   }
-  if (usable.empty()) return std::nullopt;
+  if (usable.empty()) {
+    if (!e_sample) return std::nullopt;
+    SeedChoice model_only;
+    model_only.rate = *e_sample;
+    model_only.distance = std::nan("");
+    model_only.scaled = true;
+    return model_only;
+  }
   std::vector<const PastPeak*> matching;
   for (const auto* p : usable) {
     if (categorical_match(sample, p->sample, factors)) matching.push_back(p);
@@ -68,23 +89,25 @@ std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<Pa
   std::vector<double> rates;
   if (matching.empty() || !numeric) {  // aggregate
     for (const auto* p : matching.empty() ? usable : matching) {
-      rates.push_back(p->peak_rate);
+      rates.push_back(carried(*p));
       choice.from.push_back(p->sample);
     }
     choice.distance = std::nan("");
     choice.rate = median(rates);
+    choice.scaled = scaled;
     return choice;
   }
   double best = std::numeric_limits<double>::infinity();
   for (const auto* p : matching) best = std::min(best, sample_distance(sample, p->sample, factors));
   for (const auto* p : matching) {
     if (sample_distance(sample, p->sample, factors) <= best + 1e-12) {
-      rates.push_back(p->peak_rate);
+      rates.push_back(carried(*p));
       choice.from.push_back(p->sample);
     }
   }
   choice.distance = best;
   choice.rate = median(rates);
+  choice.scaled = scaled;
   return choice;
 }
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +20,12 @@ struct SeedChoice {
   double rate = 0;
   std::vector<Sample> from;  // the past samples whose peaks made the seed
   double distance = 0;       // their normalized distance to the sample (0..1 per numeric factor)
+  bool scaled = false;       // each past peak was scaled by the expectation's ratio (see below)
 };
+
+// The expectation model's λ* for a sample, or nullopt where it has none (plain data for the
+// policies layer: the controller passes a closure over its [model]).
+using ExpectedPeak = std::function<std::optional<double>(const Sample&)>;
 
 // Distance between two samples over the numeric factors: each factor's difference in level
 // position divided by (number of levels − 1), so 0..1 per factor whatever its units and spacing
@@ -33,7 +39,13 @@ double sample_distance(const Sample& a, const Sample& b, const std::vector<Facto
 // matches the categorical levels, or there are no numeric factors to measure nearness by, the
 // seed is the median of the matching samples' peaks, else of all past peaks (the paper's
 // "aggregate of peak rates from previous samples"). nullopt when `past` is empty.
+//
+// With `expected` (the testbed has an expectation model), each chosen past peak is first scaled by
+// E(sample)/E(past sample): the model carries the neighbour's measured λ* across the factor levels
+// that differ, and its own error, shared by neighbours, cancels in the ratio. A past sample the
+// model has no λ* for is used unscaled. With no past peaks at all the seed is E(sample) itself
+// (`from` empty, distance NaN).
 std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<PastPeak>& past,
-                                      const std::vector<Factor>& factors);
+                                      const std::vector<Factor>& factors, const ExpectedPeak& expected = {});
 
 }  // namespace wb

@@ -7,7 +7,10 @@
 // (normalized level distance, from disks=1,threads=1), one simulated testbed per seed, so every
 // policy sees the same random streams. Seeded searches start at choose_seed() of the samples the
 // tour has measured so far; the adaptive runlength gets the variances of those searches as the
-// testbed's history. Cost is simulated benchmarking time (warm-up + r + overhead per trial).
+// testbed's history. "+seeding" is what `workbench peak --seeding` does with a [model]: the
+// neighbour's λ* scaled by the expectation model's ratio (the first sample starts at the model's
+// λ*); "+nearest seed" is [003 §3.7]'s seed as it is. Cost is simulated benchmarking time (warm-up + r +
+// overhead per trial).
 //
 // Oracle: knows the true λ* of each sample (sim::compute_truth, long runs) and only runs the final
 // confirmation there — trials until judge_load() claims the peak with the same sequential rule —
@@ -19,6 +22,7 @@
 //
 // Usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] [--no-curve]
 //                       [--breakdown]
+//   --config F: another variant of configs/sim.toml (same factors), e.g. other [peak] settings.
 //   defaults: 20 seeds, 20 for the strawman, 5 for the cost-vs-target curve, 1 thread.
 //   --breakdown: per search, the cost on the claimed load, on loads judged above/below and on
 //   discarded rough trials, side loads and their trials, and the first load's distance from λ*.
@@ -38,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "controller/expectation.hpp"
 #include "core/config.hpp"
 #include "harness/sim/random.hpp"
 #include "harness/sim/sim_testbed.hpp"
@@ -54,10 +59,12 @@ struct Variant {
   std::string policy;
   std::string runlength;
   bool seeding;
+  bool model_seed = true;  // seeding carries the neighbour's λ* by the expectation model's ratio
   std::string label() const {
     std::string l = policy;
     if (policy != "strawman" && runlength == "fixed") l += " (fixed r)";
-    return l + (seeding ? " +seeding" : "");
+    if (!seeding) return l;
+    return l + (model_seed ? " +seeding" : " +nearest seed");
   }
 };
 
@@ -131,8 +138,8 @@ std::uint64_t seed_value(int seed) { return static_cast<std::uint64_t>(seed) * 7
 
 // One mapping of the surface by one variant.
 std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
-                              const std::map<std::string, sim::Truth>& truths, const Variant& v,
-                              const Target& target, int seed) {
+                              const std::map<std::string, sim::Truth>& truths, const ExpectedPeak& expected,
+                              const Variant& v, const Target& target, int seed) {
   sim::SimulatedTestbed testbed(*c.sim(), seed_value(seed));
   SearchOptions options{c.peak(), target};
   std::vector<PastPeak> past;
@@ -142,10 +149,12 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
     double start = c.peak().start_rate;
     bool seeded = false;
     if (v.seeding) {
-      if (auto seed_choice = choose_seed(s, past, c.factors())) start = seed_choice->rate, seeded = true;
+      ExpectedPeak none;
+      if (auto seed_choice = choose_seed(s, past, c.factors(), v.model_seed ? expected : none))
+        start = seed_choice->rate, seeded = true;
     }
     auto picker = make_picker(v.policy, c.peak(), start, seeded);
-    auto rl = make_runlength_policy(v.runlength, prior);
+    auto rl = make_runlength_policy(v.runlength, prior, seeded);
     SearchResult r = run_search(s, options, *picker, testbed, nullptr, rl.get());
     const sim::Truth& t = truths.at(s.key());
     Outcome o;
@@ -218,6 +227,7 @@ double median(std::vector<double> xs) {
 int main(int argc, char** argv) {
   int seeds = 20, strawman_seeds = 20, curve_seeds = 5, threads = 1;
   bool curve = true, breakdown = false;
+  std::string config_path = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (arg("--seeds"))
@@ -228,6 +238,8 @@ int main(int argc, char** argv) {
       curve_seeds = std::atoi(argv[++i]);
     else if (arg("--threads"))
       threads = std::atoi(argv[++i]);
+    else if (arg("--config"))
+      config_path = argv[++i];
     else if (std::strcmp(argv[i], "--no-curve") == 0)
       curve = false;
     else if (std::strcmp(argv[i], "--breakdown") == 0)
@@ -235,16 +247,25 @@ int main(int argc, char** argv) {
     else {
       fmt::print(stderr,
                  "usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] "
-                 "[--no-curve] [--breakdown]\n");
+                 "[--no-curve] [--breakdown] [--config F]\n");
       return 2;
     }
   }
   auto t0 = std::chrono::steady_clock::now();
-  const Config c = Config::load(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
+  const Config c = Config::load(config_path);
   const Target target = c.peak().target;
   std::vector<Sample> samples = all_samples(c);
   std::vector<Sample> tour = nearest_neighbour_tour(samples, c.factors());
   auto truths = load_truths(c, samples);
+  // The expectation model's λ* of every sample ([model] of configs/sim.toml, no calibration): what
+  // `workbench peak --seeding` scales a neighbour's λ* by.
+  std::map<std::string, double> model_peaks;
+  for (const auto& s : samples) model_peaks[s.key()] = expect_peak(c, s, {}).peak_rate;
+  ExpectedPeak expected = [&model_peaks](const Sample& s) -> std::optional<double> {
+    auto it = model_peaks.find(s.key());
+    if (it == model_peaks.end()) return std::nullopt;
+    return it->second;
+  };
   fmt::print(
       "bench_policies: configs/sim.toml, {} samples, target {}, {} seeds ({} for the strawman); truths in "
       "{:.0f} s\n",
@@ -260,6 +281,8 @@ int main(int argc, char** argv) {
     variants.push_back({"model", "adaptive", seeding});
     variants.push_back({"model-safe", "adaptive", seeding});
   }
+  // [003 §3.7]'s plain seed (the nearest sample's λ* as it is), for comparison with the default.
+  for (const char* p : {"binsearch", "model", "model-safe"}) variants.push_back({p, "adaptive", true, false});
   struct Job {
     std::size_t variant;
     int seed;
@@ -275,7 +298,7 @@ int main(int argc, char** argv) {
   parallel_for(static_cast<int>(jobs.size()), threads, [&](int i) {
     const Job& j = jobs[static_cast<std::size_t>(i)];
     outcomes[j.variant][static_cast<std::size_t>(j.seed - 1)] =
-        run_tour(c, tour, truths, variants[j.variant], target, j.seed);
+        run_tour(c, tour, truths, expected, variants[j.variant], target, j.seed);
   });
 
   // Oracle: per sample, the best fixed runlength's mean confirmation cost over seeds.
@@ -359,7 +382,9 @@ int main(int argc, char** argv) {
   // Per-sample medians: model-safe vs binsearch, and where the paper's model picker goes wrong.
   auto idx = [&](const std::string& p, const std::string& rl, bool seeding) {
     for (std::size_t v = 0; v < variants.size(); ++v) {
-      if (variants[v].policy == p && variants[v].runlength == rl && variants[v].seeding == seeding) return v;
+      if (variants[v].policy == p && variants[v].runlength == rl && variants[v].seeding == seeding &&
+          variants[v].model_seed)
+        return v;
     }
     return std::size_t{0};
   };
@@ -426,7 +451,8 @@ int main(int argc, char** argv) {
                accs[static_cast<std::size_t>(i) % accs.size()] / 100.0};
       double sum = 0;
       for (int s = 1; s <= curve_seeds; ++s) {
-        for (const auto& o : run_tour(c, tour, truths, {"binsearch", "adaptive", false}, t, s)) sum += o.cost;
+        for (const auto& o : run_tour(c, tour, truths, expected, {"binsearch", "adaptive", false}, t, s))
+          sum += o.cost;
       }
       cost[static_cast<std::size_t>(i)] = sum / curve_seeds;
     });

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/sut/child_process.hpp"
@@ -36,9 +37,26 @@ std::string query(const fs::path& db, const std::string& sql) {
   return out;
 }
 
+// The expectation model's λ* for a sample, as `workbench whatif` reports it.
+double expected_peak(const std::string& config, const std::string& set) {
+  auto w =
+      workbench({"whatif", "--config", config, "--set", set, "--json", "--store",
+                 (fs::temp_directory_path() / ("wb_policies_cli_whatif_" + std::to_string(getpid()) + ".db"))
+                     .string()});
+  INFO(w.err);
+  REQUIRE(w.exit_code == 0);
+  const auto j = nlohmann::json::parse(w.out);
+  for (const auto& a : j["answers"]) {
+    if (a["source"] == "expectation") return a["value"].get<double>();
+  }
+  FAIL("whatif gave no expectation answer: " << w.out);
+  return 0;
+}
+
 }  // namespace
 
-TEST_CASE("peak --policy model-safe --seeding starts at the nearest earlier sample's λ*") {
+TEST_CASE(
+    "peak --policy model-safe --seeding starts at the nearest earlier sample's λ*, scaled by the model") {
   fs::path dir = fs::temp_directory_path() / ("wb_policies_cli_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -56,7 +74,10 @@ TEST_CASE("peak --policy model-safe --seeding starts at the nearest earlier samp
   double far_peak = nlohmann::json::parse(b.out)["peak_rate"].get<double>();
   REQUIRE(far_peak != near_peak);
 
-  // disks=2,threads=32 is one level from (2, 16) and far from (4, 100).
+  // disks=2,threads=32 is one level from (2, 16) and far from (4, 100). configs/sim.toml has a
+  // [model], so the seed is (2, 16)'s measured λ* times the model's λ*(2, 32) / λ*(2, 16).
+  const double seed = near_peak * expected_peak(kSimConfig, "disks=2,threads=32") /
+                      expected_peak(kSimConfig, "disks=2,threads=16");
   auto r =
       workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=2,threads=32",
                  "--policy", "model-safe", "--seeding", "--runlength", "adaptive", "--json"});
@@ -66,7 +87,7 @@ TEST_CASE("peak --policy model-safe --seeding starts at the nearest earlier samp
   CHECK(j["status"] == "found");
   CHECK(j["policy"] == "model-safe");
   REQUIRE(j["loads"].size() >= 1);
-  CHECK(j["loads"][0]["rate"].get<double>() == Approx(near_peak));
+  CHECK(j["loads"][0]["rate"].get<double>() == Approx(seed));
   REQUIRE(j["peak_interval"].is_object());
   double peak = j["peak_rate"].get<double>();
   CHECK(j["peak_interval"]["low"].get<double>() <= peak);
@@ -81,15 +102,39 @@ TEST_CASE("peak --policy model-safe --seeding starts at the nearest earlier samp
   auto opts = nlohmann::json::parse(query(
       store, "SELECT options_json FROM searches WHERE id = " + std::to_string(j["search_id"].get<long>())));
   CHECK(opts["seeding"] == true);
-  CHECK(opts["start_rate"].get<double>() == Approx(near_peak));
+  CHECK(opts["start_rate"].get<double>() == Approx(seed));
   CHECK(opts["runlength"] == "adaptive");
 
-  // Without earlier searches of the testbed, --seeding falls back to [peak] start_rate.
+  // Without earlier searches of the testbed, --seeding starts at the model's λ* ...
   fs::path empty = dir / "empty.db";
   auto e = workbench({"peak", "--config", kSimConfig, "--store", empty.string(), "--set",
                       "disks=2,threads=32", "--policy", "model-safe", "--seeding", "--json"});
   REQUIRE(e.exit_code == 0);
-  CHECK(nlohmann::json::parse(e.out)["loads"][0]["rate"].get<double>() == Approx(50));
+  CHECK(nlohmann::json::parse(e.out)["loads"][0]["rate"].get<double>() ==
+        Approx(expected_peak(kSimConfig, "disks=2,threads=32")));
+
+  // ... and, with no [model] either, at [peak] start_rate; with earlier searches, at the nearest
+  // sample's λ* as measured.
+  fs::path no_model = dir / "sim-no-model.toml";
+  {
+    std::ifstream in(kSimConfig);
+    std::ofstream out(no_model);
+    std::string line;
+    while (std::getline(in, line) && line.rfind("[[model.", 0) != 0 && line.rfind("[model", 0) != 0)
+      out << line << "\n";
+  }
+  fs::path bare = dir / "bare.db";
+  auto f = workbench({"peak", "--config", no_model.string(), "--store", bare.string(), "--set",
+                      "disks=2,threads=32", "--policy", "model-safe", "--seeding", "--json"});
+  INFO(f.err);
+  REQUIRE(f.exit_code == 0);
+  auto fj = nlohmann::json::parse(f.out);
+  CHECK(fj["loads"][0]["rate"].get<double>() == Approx(50));
+  auto g = workbench({"peak", "--config", no_model.string(), "--store", bare.string(), "--set",
+                      "disks=2,threads=64", "--policy", "model-safe", "--seeding", "--json"});
+  REQUIRE(g.exit_code == 0);
+  CHECK(nlohmann::json::parse(g.out)["loads"][0]["rate"].get<double>() ==
+        Approx(fj["peak_rate"].get<double>()));
   fs::remove_all(dir);
 }
 

@@ -1,7 +1,11 @@
 // Seeding [003 §3.7]: the nearest measured sample's λ*, the aggregate with categorical factors,
-// and recovery from a bad seed.
+// recovery from a bad seed, and the expectation model's ratio carrying a neighbour's peak.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <optional>
+
+#include "policies/runlength.hpp"
 #include "policies/search.hpp"
 #include "policies/seeding.hpp"
 #include "tests/policies/curve_runner.hpp"
@@ -127,4 +131,62 @@ TEST_CASE("a seeded search recovers from a bad seed in a few loads") {
   CHECK(loads("model-safe", 13.5) <= 8);  // 10x too low
   CHECK(loads("binsearch", 1350) <= 10);
   CHECK(loads("binsearch", 13.5) <= 10);
+}
+
+TEST_CASE("with an expectation model the neighbour's peak is carried by the model's ratio") {
+  std::vector<Factor> f{numeric("disks", {1, 2, 3, 4})};
+  std::vector<PastPeak> past{{sample({{"disks", "1"}}), 50}};
+  // A model that is 20% high everywhere: the ratio cancels its error.
+  std::map<std::string, double> model{{"disks=1", 60}, {"disks=2", 150}, {"disks=3", 240}};
+  ExpectedPeak expected = [&](const Sample& s) -> std::optional<double> {
+    auto it = model.find(s.key());
+    if (it == model.end()) return std::nullopt;
+    return it->second;
+  };
+  auto s = choose_seed(sample({{"disks", "2"}}), past, f, expected);
+  REQUIRE(s.has_value());
+  CHECK(s->rate == Approx(50.0 * 150 / 60));
+  CHECK(s->scaled);
+  REQUIRE(s->from.size() == 1);
+  CHECK(s->from[0].key() == "disks=1");
+
+  // Without the model, or where it has no answer for the sample, the plain nearest peak.
+  auto plain = choose_seed(sample({{"disks", "2"}}), past, f);
+  REQUIRE(plain.has_value());
+  CHECK(plain->rate == 50);
+  CHECK_FALSE(plain->scaled);
+  auto unknown = choose_seed(sample({{"disks", "4"}}), past, f, expected);
+  REQUIRE(unknown.has_value());
+  CHECK(unknown->rate == 50);
+  CHECK_FALSE(unknown->scaled);
+
+  // No past peak: the model's own λ* starts the search.
+  auto first = choose_seed(sample({{"disks", "3"}}), {}, f, expected);
+  REQUIRE(first.has_value());
+  CHECK(first->rate == 240);
+  CHECK(first->from.empty());
+  CHECK_FALSE(choose_seed(sample({{"disks", "4"}}), {}, f, expected).has_value());
+}
+
+TEST_CASE("adaptive runlength gives a seeded first load the peak's runlength, an unseeded one runlength_s") {
+  PeakConfig p;
+  p.r_sat_ms = 40;
+  p.width = 0.1;
+  p.runlength_s = 60;
+  Target t = Target::parse("95/90");
+  // The testbed's history: trials of 60 s near R_sat whose means varied by 6 ms (15%), as on
+  // configs/sim.toml. At the peak a 95/90 claim then needs longer trials than 60 s.
+  VarianceObservation near_peak;
+  near_peak.mean_ms = 40;
+  near_peak.runlength_s = 60;
+  near_peak.variance = 36;
+  near_peak.trials = 12;
+  near_peak.overhead_s = 30;
+  std::vector<VarianceObservation> prior{near_peak};
+  double seeded = make_runlength_policy("adaptive", prior, true)->choose(137, {}, p, t);
+  CHECK(seeded > p.runlength_s);
+  CHECK(seeded <= p.max_runlength_s);
+  CHECK(make_runlength_policy("adaptive", prior, false)->choose(137, {}, p, t) == p.runlength_s);
+  // No history to estimate the variance from: runlength_s, seeded or not.
+  CHECK(make_runlength_policy("adaptive", {}, true)->choose(137, {}, p, t) == p.runlength_s);
 }
