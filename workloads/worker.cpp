@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "workloads/poller.hpp"
+
 namespace wb {
 namespace {
 
@@ -18,6 +20,7 @@ using std::chrono::nanoseconds;
 
 constexpr std::size_t kReadChunk = 16 * 1024;
 constexpr auto kMinTick = std::chrono::microseconds(20);
+constexpr std::size_t kReadyBatch = 256;  // sockets taken from the poller per epoll_wait
 
 struct Request {
   Time intended;
@@ -27,11 +30,15 @@ struct Request {
 };
 
 struct Conn {
-  explicit Conn(asio::io_context& io) : sock(io) {}
+  Conn(asio::io_context& io, std::uint32_t n) : connector(io), serial(n) {}
   enum class State { kConnecting, kIdle, kBusy, kClosed };
-  tcp::socket sock;
+  tcp::socket connector;  // only while connecting; then its descriptor moves to `sock`
+  NativeSocket sock;
+  std::uint32_t serial;  // tells a socket's poller events from those of an earlier one on its fd
   State state = State::kConnecting;
   std::string out;
+  std::size_t out_sent = 0;     // bytes of `out` written
+  bool watching_write = false;  // the poller also reports writability (a send did not fit)
   std::vector<char> in;
   std::size_t in_len = 0;
   std::size_t need = 0;
@@ -59,6 +66,7 @@ class Worker::Impl {
         io_(BOOST_ASIO_CONCURRENCY_HINT_UNSAFE),
         timer_(io_),
         sweep_(io_),
+        poller_(io_),
         rng_(o.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(plan.index)) {
     start_ = plan.start;
     win_start_ = start_ + nanoseconds(std::llround(o.warmup_s * 1e9));
@@ -83,6 +91,7 @@ class Worker::Impl {
     for (int i = 0; i < plan_.connections; ++i) open();
     arm_tick(std::min(next_, win_end_));  // no request at all in the window: finish at its end
     arm_sweep();
+    arm_poller();
     io_.run();
   }
 
@@ -188,12 +197,13 @@ class Worker::Impl {
   }
 
   void open() {
-    auto c = std::make_shared<Conn>(io_);
+    auto c = std::make_shared<Conn>(io_, ++serial_);
     c->in.resize(kReadChunk);
     conns_.push_back(c);
     ++connecting_;
-    c->sock.async_connect(ep_, [this, c](const boost::system::error_code& ec) {
+    c->connector.async_connect(ep_, [this, c](boost::system::error_code ec) {
       if (c->state == Conn::State::kClosed) return;
+      if (!ec) ec = adopt(c);
       if (ec) {
         close(c);  // also leaves the connecting count
         // A refused connection fails the oldest waiting request, so a dead server produces
@@ -206,13 +216,38 @@ class Worker::Impl {
         maybe_open();
         return;
       }
-      boost::system::error_code ignored;
-      c->sock.set_option(tcp::no_delay(true), ignored);
-      c->sock.non_blocking(true, ignored);
       --connecting_;
       c->state = Conn::State::kIdle;
       became_idle(c);
     });
+  }
+
+  // Moves a connected socket from Asio's reactor into the poller (see poller.hpp for why).
+  boost::system::error_code adopt(const ConnPtr& c) {
+    boost::system::error_code ec;
+    c->connector.set_option(tcp::no_delay(true), ec);
+    c->connector.non_blocking(true, ec);
+    if (ec) return ec;
+    int fd = c->connector.release(ec);
+    if (ec) return ec;
+    c->sock = NativeSocket(fd);
+    poller_.add(fd, key(*c), ec);
+    if (ec) return ec;
+    auto slot = static_cast<std::size_t>(fd);
+    if (by_fd_.size() <= slot) by_fd_.resize(slot + 1);
+    by_fd_[slot] = c;
+    return ec;
+  }
+
+  static std::uint64_t key(const Conn& c) {
+    return (std::uint64_t{c.serial} << 32) | static_cast<std::uint32_t>(c.sock.fd());
+  }
+
+  // The open connection an event's key names, or null (closed since the event was taken).
+  ConnPtr find(std::uint64_t key) const {
+    auto slot = static_cast<std::size_t>(key & 0xffffffffu);
+    if (slot >= by_fd_.size() || !by_fd_[slot] || by_fd_[slot]->serial != key >> 32) return nullptr;
+    return by_fd_[slot];
   }
 
   void became_idle(const ConnPtr& c) {
@@ -233,7 +268,12 @@ class Worker::Impl {
     if (c->state == Conn::State::kConnecting) --connecting_;
     c->state = Conn::State::kClosed;
     boost::system::error_code ignored;
-    c->sock.close(ignored);
+    c->connector.close(ignored);
+    if (c->sock.is_open()) {
+      auto slot = static_cast<std::size_t>(c->sock.fd());
+      if (slot < by_fd_.size() && by_fd_[slot] == c) by_fd_[slot].reset();
+      c->sock.close();
+    }
     std::vector<char>().swap(c->in);
     std::string().swap(c->out);
     conns_.erase(std::remove(conns_.begin(), conns_.end(), c), conns_.end());
@@ -260,39 +300,68 @@ class Worker::Impl {
     c->in_len = 0;
     c->need = 0;
     c->out.clear();
+    c->out_sent = 0;
     codec_.encode(r.op, c->id, c->out);
-    // Write directly (the socket is non-blocking); only a short write goes through the reactor.
+    // Write directly (the socket is non-blocking); only what does not fit waits for the poller.
+    // The answer is read when the poller reports the socket readable: no recv is tried before.
+    write_more(c);
+  }
+
+  void write_more(const ConnPtr& c) {
     boost::system::error_code ec;
-    std::size_t n = c->sock.write_some(asio::buffer(c->out), ec);
-    if (ec == asio::error::would_block || ec == asio::error::try_again) {
-      ec.clear();
-      n = 0;
-    }
-    if (ec) {
+    c->out_sent += c->sock.send(c->out.data() + c->out_sent, c->out.size() - c->out_sent, ec);
+    if (ec && ec != asio::error::would_block) {
       fail(c, ErrorKind::kClosed);
       return;
     }
-    if (n < c->out.size()) {
-      asio::async_write(c->sock, asio::buffer(c->out.data() + n, c->out.size() - n),
-                        [this, c](const boost::system::error_code& wec, std::size_t) {
-                          if (wec && c->state == Conn::State::kBusy) fail(c, ErrorKind::kClosed);
-                        });
+    bool unsent = c->out_sent < c->out.size();
+    if (unsent != c->watching_write) {
+      c->watching_write = unsent;
+      poller_.watch_write(c->sock.fd(), key(*c), unsent, ec);
+      if (ec) fail(c, ErrorKind::kIo);
     }
-    read_more(c);
   }
 
-  // Waits for readability and reads with non-blocking read_some. (async_read_some would first
-  // try a speculative recv right after the send, which on loopback almost always returns EAGAIN:
-  // one wasted syscall per request.) Edge-triggered readiness is safe here because on_readable
-  // reads until the response is complete or the socket returns EAGAIN, and nothing arrives on a
-  // connection without a request in flight.
-  void read_more(const ConnPtr& c) {
-    c->sock.async_wait(tcp::socket::wait_read,
-                       [this, c](const boost::system::error_code& ec) { on_readable(c, ec); });
+  // ---- readiness -------------------------------------------------------------------------
+  void arm_poller() {
+    poller_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec && !done_) on_poller_ready();
+    });
   }
 
-  void on_readable(const ConnPtr& c, boost::system::error_code ec) {
+  void on_poller_ready() {
+    std::array<Poller::Ready, kReadyBatch> ready;
+    for (;;) {
+      std::size_t n = poller_.poll(ready);
+      for (std::size_t i = 0; i < n && !done_; ++i) {
+        ConnPtr c = find(ready[i].key);  // holds it while its handlers may close it
+        if (!c) continue;
+        if (ready[i].writable && c->state == Conn::State::kBusy && c->out_sent < c->out.size()) write_more(c);
+        if (ready[i].readable && c->state != Conn::State::kClosed) on_readable(c);
+      }
+      if (n < ready.size() || done_) break;
+    }
+    if (!done_) arm_poller();
+  }
+
+  // A connection with nothing in flight that turns readable was closed by the server (an idle
+  // keep-alive timeout) or sent bytes nobody asked for: either way it cannot carry a request.
+  void on_idle_readable(const ConnPtr& c) {
+    char byte;
+    boost::system::error_code ec;
+    c->sock.recv(&byte, 1, ec);
+    if (ec == asio::error::would_block) return;
+    close(c);
+    maybe_open();
+  }
+
+  void on_readable(const ConnPtr& c) {
+    if (c->state == Conn::State::kIdle) {
+      on_idle_readable(c);
+      return;
+    }
     if (c->state != Conn::State::kBusy) return;
+    boost::system::error_code ec;
     for (;;) {
       if (ec) {
         bool closed = ec == asio::error::eof || ec == asio::error::connection_reset ||
@@ -302,12 +371,9 @@ class Worker::Impl {
       }
       if (c->in.size() - c->in_len < kReadChunk / 4 || c->in.size() < c->need)
         c->in.resize(std::max(c->need, c->in.size() * 2));
-      std::size_t n = c->sock.read_some(asio::buffer(c->in.data() + c->in_len, c->in.size() - c->in_len), ec);
-      if (ec == asio::error::would_block || ec == asio::error::try_again) {
-        read_more(c);
-        return;
-      }
-      if (ec) continue;  // reported at the top of the loop
+      std::size_t n = c->sock.recv(c->in.data() + c->in_len, c->in.size() - c->in_len, ec);
+      if (ec == asio::error::would_block) return;  // the poller reports the rest
+      if (ec) continue;                            // reported at the top of the loop
       c->in_len += n;
       if (c->need > 0 && c->in_len < c->need) continue;
       Parsed p = codec_.parse(std::string_view(c->in.data(), c->in_len), c->id);
@@ -423,6 +489,7 @@ class Worker::Impl {
     timer_.cancel();
     sweep_.cancel();
     close_all();
+    poller_.close();
     pending_.clear();
     io_.stop();
   }
@@ -434,6 +501,7 @@ class Worker::Impl {
   asio::io_context io_;
   asio::steady_timer timer_;
   asio::steady_timer sweep_;
+  Poller poller_;  // readiness of every connected socket
   std::mt19937_64 rng_;
 
   Time start_, win_start_, win_end_, next_;
@@ -445,7 +513,9 @@ class Worker::Impl {
   bool done_ = false;
 
   std::vector<ConnPtr> conns_;  // every connection not closed
-  std::vector<ConnPtr> idle_;   // connected and free
+  std::vector<ConnPtr> by_fd_;  // connected ones by descriptor, for the poller's events
+  std::uint32_t serial_ = 0;
+  std::vector<ConnPtr> idle_;  // connected and free
   std::size_t connecting_ = 0;
   std::deque<Request> pending_;  // due requests waiting for a connection, oldest first
 

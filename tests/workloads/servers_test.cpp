@@ -114,6 +114,28 @@ TEST_CASE("wbload http counts 404s as http_4xx errors, not completions", "[integ
   CHECK(r.error_total() == 200);
 }
 
+// Regression: a keep-alive connection the server closes while it is idle (nginx's
+// keepalive_timeout) used to stay in the pool until the next request was sent on it and failed
+// as "closed". wbload now sees the close while the connection is idle and opens a new one.
+TEST_CASE("wbload http: connections nginx closes while idle are replaced, not counted as errors",
+          "[integration][http]") {
+  TempDir dir;
+  fs::create_directories(dir.path / "html");
+  std::ofstream(dir.path / "html" / "index.html") << "hello\n";
+  int port = wbtest::free_port();
+  std::ofstream(dir.path / "nginx.conf")
+      << "worker_processes 1;\ndaemon off;\nmaster_process off;\npid " << (dir.path / "nginx.pid").string()
+      << ";\nerror_log " << (dir.path / "error.log").string() << ";\nevents { worker_connections 64; }\n"
+      << "http {\n  access_log off;\n  keepalive_timeout 50ms;\n  server {\n    listen 127.0.0.1:" << port
+      << ";\n    root " << (dir.path / "html").string() << ";\n  }\n}\n";
+  Child nginx({"/usr/sbin/nginx", "-p", dir.path.string(), "-c", (dir.path / "nginx.conf").string()});
+  REQUIRE(wbtest::wait_for_port(port));
+  // 4 requests/s: every connection idles 250 ms between requests, five times nginx's timeout
+  auto r = run_wbload({"--protocol", "http", "--target", "http://127.0.0.1:" + std::to_string(port) + "/",
+                       "--rate", "4", "--duration", "3", "--connections", "2"});
+  require_clean(r, 4, 3);
+}
+
 TEST_CASE("wbload redis against redis-server: GET/SET mix reaches the server", "[integration][redis]") {
   TempDir dir;
   int port = wbtest::free_port();
