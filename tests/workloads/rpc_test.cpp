@@ -1,6 +1,8 @@
 // wbload --protocol rpc against the real refserver: rate accuracy at low load, a server stall
 // visible in p99 (no coordinated omission), and the measured peak against refserver's analytic
 // capacity (sut/capacity.hpp) for a few (threads, disks).
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 
 #include "child.hpp"
@@ -74,6 +76,25 @@ TEST_CASE("rpc: achieved rate within 1% of offered at low load", "[integration][
       {"--protocol", "rpc", "--target", target, "--rate", "250", "--duration", "2", "--connections", "4"});
   CHECK(r.sent == 500);
   CHECK(r.completed == 500);
+}
+
+// wbload busy-polls between events only while they come faster than its spin window (see
+// Worker::Impl::loop in workloads/worker.cpp); at a low rate it must sleep between requests.
+TEST_CASE("rpc: at a low rate wbload sleeps between requests instead of busy-polling", "[integration][rpc]") {
+  Child server(refserver_args(4, 4, 0.2, 1.0), true);
+  std::string target = start_refserver(server);
+  rusage before{}, after{};
+  getrusage(RUSAGE_CHILDREN, &before);  // wbload is the only child reaped in between
+  auto r = run_wbload(
+      {"--protocol", "rpc", "--target", target, "--rate", "400", "--duration", "3", "--connections", "8"});
+  getrusage(RUSAGE_CHILDREN, &after);
+  auto seconds = [](const rusage& u) {
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  CHECK(r.completed == 1200);
+  // 1,200 requests cost a few tens of ms; spinning through the 3 s would cost about 3 s
+  CHECK(seconds(after) - seconds(before) < 0.6);
 }
 
 TEST_CASE("rpc: a refserver stall shows up in wbload's p99", "[integration][rpc]") {
