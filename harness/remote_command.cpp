@@ -19,11 +19,10 @@ std::string remote_command_line(const CommandSpec& spec) {
     run += " ";
   }
   run += shell_join(spec.argv);
-  // Field 5 of /proc/PID/stat is the process group ("PID (comm) STATE PPID PGRP ...").
-  return fmt::format(
-      "if read -r _ _ _ _ g _ </proc/$$/stat 2>/dev/null && [ \"$g\" = \"$$\" ]; then echo $$; {}; "
-      "else exec setsid -w sh -c {}; fi",
-      run, shell_quote("echo $$; " + run));
+  // A process group $$ exists only if this shell leads it: a pid is never reused while a group
+  // of that id exists, and sh -c does not leave a group it created. One kill(2), no file read.
+  return fmt::format("if kill -0 -$$ 2>/dev/null; then echo $$; {}; else exec setsid -w sh -c {}; fi", run,
+                     shell_quote("echo $$; " + run));
 }
 
 }  // namespace wb

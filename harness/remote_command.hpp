@@ -14,7 +14,9 @@
 // back to `exec setsid -w sh -c 'echo $$; exec CMD'`, which starts a new session for CMD: as the
 // shell is no group leader there, setsid calls setsid() itself without forking, so CMD keeps
 // the shell's pid and its exit status or signal still reaches sshd unchanged.
-// Leadership is read from /proc/$$/stat with the shell's builtin read (no fork).
+// Leadership is tested with the builtin `kill -0 -$$` (does a group with the shell's pid exist?
+// only if the shell leads it): one system call, no fork, no /proc (it replaced reading
+// /proc/$$/stat, ~0.03-0.05 ms less per command on loopback, bench/ssh/RESULTS.txt).
 #include <string>
 
 #include "harness/executor.hpp"
