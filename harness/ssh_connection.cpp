@@ -178,7 +178,7 @@ Session connect(const SshOptions& o) {
   return session;
 }
 
-Channel::Channel(ssh_session session) {
+Channel::Channel(ssh_session session, Deferred) {
   ch_ = ssh_channel_new(session);
   if (ch_ == nullptr) throw_error(session, "ssh_channel_new");
   ssh_callbacks_init(&callbacks_);
@@ -191,13 +191,49 @@ Channel::Channel(ssh_session session) {
     static_cast<Channel*>(self)->exit_signal = signal != nullptr ? signal : "?";
   };
   ssh_set_channel_callbacks(ch_, &callbacks_);
+}
+
+Channel::Channel(ssh_session session) : Channel(session, Deferred{}) {
   if (ssh_channel_open_session(ch_) != SSH_OK) {
     const std::string msg = ssh_get_error(session);
-    ssh_remove_channel_callbacks(ch_, &callbacks_);
-    ssh_channel_free(ch_);
-    ch_ = nullptr;
+    free_handle();
     throw Error("opening a channel: " + msg);
   }
+}
+
+std::unique_ptr<Channel> Channel::open_ahead(ssh_session session) noexcept {
+  try {
+    std::unique_ptr<Channel> c(new Channel(session, Deferred{}));
+    // Non-blocking, libssh sends SSH_MSG_CHANNEL_OPEN and returns SSH_AGAIN (or SSH_OK if the
+    // confirmation was already there); a later blocking call of the same function waits for it.
+    const int blocking = ssh_is_blocking(session);
+    ssh_set_blocking(session, 0);
+    const int rc = ssh_channel_open_session(c->ch_);
+    ssh_set_blocking(session, blocking);
+    if (rc == SSH_OK || rc == SSH_AGAIN) return c;
+  } catch (...) {
+  }
+  return nullptr;
+}
+
+bool Channel::finish_open() noexcept {
+  if (ssh_channel_open_session(ch_) == SSH_OK) return true;
+  // Refused (e.g. the server's MaxSessions) or the session failed. A refused channel was never
+  // bound on the server, so libssh frees it at once.
+  free_handle();
+  return false;
+}
+
+ssh_channel Channel::take() noexcept {
+  if (ch_ != nullptr) ssh_remove_channel_callbacks(ch_, &callbacks_);
+  return std::exchange(ch_, nullptr);
+}
+
+void Channel::free_handle() noexcept {
+  if (ch_ == nullptr) return;
+  ssh_remove_channel_callbacks(ch_, &callbacks_);
+  ssh_channel_free(ch_);
+  ch_ = nullptr;
 }
 
 Channel::~Channel() {
@@ -209,8 +245,14 @@ Channel::~Channel() {
 
 void Channel::release() noexcept { ch_ = nullptr; }
 
-Sftp::Sftp(ssh_session session) {
-  s_ = sftp_new(session);
+Sftp::Sftp(ssh_session session, std::unique_ptr<Channel> channel) {
+  if (channel) {
+    if (ssh_channel_request_sftp(channel->get()) != SSH_OK) throw_error(session, "starting SFTP");
+    s_ = sftp_new_channel(session, channel->get());
+    if (s_ != nullptr) channel->take();  // sftp_free frees it now
+  } else {
+    s_ = sftp_new(session);
+  }
   if (s_ == nullptr) throw_error(session, "starting SFTP");
   if (sftp_init(s_) != SSH_OK) {
     const int code = sftp_get_error(s_);

@@ -63,10 +63,23 @@ class Channel {
   ssh_channel get() const { return ch_; }
   void release() noexcept;  // forget the handle without touching libssh
 
+  // Sends the open request without waiting for the server's answer (nullptr if it could not
+  // be sent): SshExecutor opens the next command's channel ahead, so that round trip overlaps
+  // with whatever the caller does between commands. finish_open() waits for the answer (it is
+  // usually already there) and returns false if the server refused or the session failed.
+  static std::unique_ptr<Channel> open_ahead(ssh_session session) noexcept;
+  bool finish_open() noexcept;
+  // Gives up the handle to a new owner (sftp_new_channel), without the callbacks.
+  ssh_channel take() noexcept;
+
   std::optional<int> exit_status;
   std::optional<std::string> exit_signal;
 
  private:
+  struct Deferred {};
+  Channel(ssh_session session, Deferred);  // ssh_channel_new and callbacks only
+  void free_handle() noexcept;
+
   ssh_channel ch_ = nullptr;
   ssh_channel_callbacks_struct callbacks_{};
 };
@@ -74,7 +87,8 @@ class Channel {
 // Owns an sftp_session on a connected session.
 class Sftp {
  public:
-  explicit Sftp(ssh_session session);  // sftp_new + sftp_init; throws Error
+  // sftp_new + sftp_init, or on `channel` (open, not yet used) when given; throws Error.
+  explicit Sftp(ssh_session session, std::unique_ptr<Channel> channel = nullptr);
   Sftp(const Sftp&) = delete;
   Sftp& operator=(const Sftp&) = delete;
   ~Sftp();

@@ -83,6 +83,7 @@ class SshExecutorImpl final : public SshExecutor {
   // Commands.
   RemoteCommand begin_locked(const CommandSpec& spec);
   std::unique_ptr<ssh::Channel> exec_locked(const std::string& command_line);
+  void open_ahead_locked() noexcept;
   void pump_locked(int timeout_ms);
   void drain_locked(RemoteCommand& cmd);
   bool finished(const RemoteCommand& cmd) const;
@@ -98,6 +99,7 @@ class SshExecutorImpl final : public SshExecutor {
   mutable std::mutex mutex_;
   ssh::Session session_;                           // GUARDED_BY(mutex_)
   ssh_event event_ = nullptr;                      // GUARDED_BY(mutex_): polls session_ only
+  std::unique_ptr<ssh::Channel> next_channel_;     // GUARDED_BY(mutex_): opened ahead on session_
   std::uint64_t generation_ = 0;                   // GUARDED_BY(mutex_): +1 per connection
   std::atomic<std::uint64_t> connections_{0};      // written with mutex_ held, read without
   std::set<SshProcess*> live_;                     // GUARDED_BY(mutex_): started, not yet finished
@@ -268,6 +270,8 @@ void SshExecutorImpl::ensure_connected_locked() {
 
 void SshExecutorImpl::drop_session_locked() noexcept {
   for (SshProcess* p : live_) p->connection_dropped();
+  if (next_channel_) next_channel_->release();  // freed with the session
+  next_channel_.reset();
   if (event_ != nullptr) {
     if (session_) ssh_event_remove_session(event_, session_.get());
     ssh_event_free(event_);
@@ -292,7 +296,9 @@ std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& co
   ensure_connected_locked();
   for (int attempt = 0;; ++attempt) {
     try {
-      auto channel = std::make_unique<ssh::Channel>(session_.get());
+      std::unique_ptr<ssh::Channel> channel = std::move(next_channel_);
+      if (channel && !channel->finish_open()) channel.reset();
+      if (!channel) channel = std::make_unique<ssh::Channel>(session_.get());
       if (ssh_channel_request_exec(channel->get(), command_line.c_str()) != SSH_OK) {
         ssh::throw_error(session_.get(), where_ + ": starting a command");
       }
@@ -304,6 +310,17 @@ std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& co
       connect_locked();
     }
   }
+}
+
+// Every command costs two round trips before it runs: the channel open, then the exec request
+// (whose answer comes after sshd forked). The open of the next command's channel is sent when a
+// command ends, so it overlaps with the caller's work; a refused or failed one is opened anew.
+// The spare takes one of the server's MaxSessions (default 10) only where the next command (or
+// upload's SFTP) would take it anyway; if the server refuses it, the next command opens its
+// channel as before and meets the same refusal it always would.
+void SshExecutorImpl::open_ahead_locked() noexcept {
+  if (next_channel_ || !alive_locked()) return;
+  next_channel_ = ssh::Channel::open_ahead(session_.get());
 }
 
 RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec) {
@@ -456,6 +473,7 @@ CommandResult SshExecutorImpl::run(const CommandSpec& spec) {
   RemoteCommand cmd = begin_locked(spec);
   CommandResult r = finish_locked(cmd, deadline);
   release_locked(cmd);
+  open_ahead_locked();
   return r;
 }
 
@@ -463,7 +481,9 @@ std::unique_ptr<Process> SshExecutorImpl::start(const CommandSpec& spec) {
   check_command_spec(spec);
   std::lock_guard lock(mutex_);
   const auto deadline = deadline_of(Clock::now(), spec.deadline);
-  return std::make_unique<SshProcess>(*this, begin_locked(spec), deadline);
+  auto process = std::make_unique<SshProcess>(*this, begin_locked(spec), deadline);
+  open_ahead_locked();
+  return process;
 }
 
 void SshExecutorImpl::upload(const std::string& local_path, const std::string& remote_path, int mode) {
@@ -473,7 +493,11 @@ void SshExecutorImpl::upload(const std::string& local_path, const std::string& r
   {
     std::lock_guard lock(mutex_);
     ensure_connected_locked();
-    ssh::Sftp sftp(session_.get());
+    // SFTP runs on the channel opened ahead: closing it and opening another could meet the
+    // server's MaxSessions before the server has let go of the closed one.
+    std::unique_ptr<ssh::Channel> channel = std::move(next_channel_);
+    if (channel && !channel->finish_open()) channel.reset();
+    ssh::Sftp sftp(session_.get(), std::move(channel));
     sftp_file file =
         sftp_open(sftp.get(), temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, static_cast<mode_t>(mode));
     if (file == nullptr) ssh::throw_error(session_.get(), fmt::format("{}: SFTP open {}", where_, temp));

@@ -14,6 +14,9 @@
 // deadline, or on Process::stop, a second channel runs `kill -TERM -PGID`, then `kill -KILL
 // -PGID` after the grace period. (sshd ignores SSH "signal" requests from root sessions, and
 // closing a channel without a pty leaves the remote process running, so neither is used.)
+// Latency: when a command ends (run() returns, start() has its group id) the channel for the
+// next one is opened ahead, so that round trip overlaps with the caller's work; the spare holds
+// one of the server's MaxSessions, and a refused one is simply opened anew when needed.
 //
 // Failure: connection loss during a command throws Error naming the host and the command. The
 // next call reconnects (with exponential backoff, `reconnect_attempts` tries) and first kills

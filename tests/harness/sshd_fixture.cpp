@@ -97,7 +97,7 @@ std::string public_key(const std::string& pub_file) {
 
 }  // namespace
 
-SshdFixture::SshdFixture() {
+SshdFixture::SshdFixture(std::vector<std::string> config) {
   if (::geteuid() != 0) throw Error("SshdFixture needs root: sshd must switch to the login user");
   const passwd* pw = ::getpwuid(::geteuid());
   user_ = pw != nullptr ? pw->pw_name : "root";
@@ -105,7 +105,7 @@ SshdFixture::SshdFixture() {
   if (::mkdtemp(tmpl.data()) == nullptr) throw_errno("mkdtemp", errno);
   dir_ = tmpl;
   try {
-    start();
+    start(config);
   } catch (...) {
     // The destructor does not run for a constructor that throws: clean up here.
     sshd_.reset();
@@ -116,7 +116,7 @@ SshdFixture::SshdFixture() {
   }
 }
 
-void SshdFixture::start() {
+void SshdFixture::start(const std::vector<std::string>& extra_config) {
   fs::create_directories(dir_ + "/home");  // empty HOME: no ~/.bashrc per command
   ::mkdir("/run/sshd", 0755);              // sshd's privilege separation directory
 
@@ -131,24 +131,25 @@ void SshdFixture::start() {
 
   for (int attempt = 0; attempt < 3 && !sshd_; ++attempt) {
     port_ = free_loopback_port();
-    const std::string config =
-        write_file("sshd_config", {
-                                      fmt::format("Port {}", port_),
-                                      "ListenAddress 127.0.0.1",
-                                      "HostKey " + dir_ + "/host_key",
-                                      "PidFile " + dir_ + "/sshd.pid",
-                                      "AuthorizedKeysFile " + dir_ + "/authorized_keys",
-                                      "PasswordAuthentication no",
-                                      "KbdInteractiveAuthentication no",
-                                      "UsePAM no",
-                                      "PermitRootLogin prohibit-password",
-                                      "StrictModes no",
-                                      "MaxStartups 100",
-                                      "MaxSessions 100",
-                                      "LogLevel DEBUG1",  // VERBOSE plus requests such as keepalives
-                                      "SetEnv HOME=" + dir_ + "/home",
-                                      "Subsystem sftp /usr/lib/openssh/sftp-server",
-                                  });
+    std::vector<std::string> lines = extra_config;
+    lines.insert(lines.end(), {
+                                  fmt::format("Port {}", port_),
+                                  "ListenAddress 127.0.0.1",
+                                  "HostKey " + dir_ + "/host_key",
+                                  "PidFile " + dir_ + "/sshd.pid",
+                                  "AuthorizedKeysFile " + dir_ + "/authorized_keys",
+                                  "PasswordAuthentication no",
+                                  "KbdInteractiveAuthentication no",
+                                  "UsePAM no",
+                                  "PermitRootLogin prohibit-password",
+                                  "StrictModes no",
+                                  "MaxStartups 100",
+                                  "MaxSessions 100",
+                                  "LogLevel DEBUG1",  // VERBOSE plus requests such as keepalives
+                                  "SetEnv HOME=" + dir_ + "/home",
+                                  "Subsystem sftp /usr/lib/openssh/sftp-server",
+                              });
+    const std::string config = write_file("sshd_config", lines);
     run_checked(*local, {"/usr/sbin/sshd", "-t", "-f", config});
     // sshd runs under a watchdog: if this process dies without running the destructor (a
     // crash, a killed test run), the FIFO's last writer closes, the watchdog's read returns and

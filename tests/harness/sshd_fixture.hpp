@@ -27,7 +27,10 @@ namespace wb::test {
 
 class SshdFixture {
  public:
-  SshdFixture();
+  SshdFixture() : SshdFixture(std::vector<std::string>{}) {}
+  // `config` lines go first into sshd_config, where they win over the fixture's own (sshd keeps
+  // the first value of a keyword), e.g. {"MaxSessions 4"}.
+  explicit SshdFixture(std::vector<std::string> config);
   ~SshdFixture();
   SshdFixture(const SshdFixture&) = delete;
   SshdFixture& operator=(const SshdFixture&) = delete;
@@ -62,7 +65,7 @@ class SshdFixture {
   std::size_t count_log(const std::string& needle) const;
 
  private:
-  void start();  // the constructor's work once dir_ exists
+  void start(const std::vector<std::string>& config);  // the constructor's work once dir_ exists
   void close_alive_fd() noexcept;
 
   std::string host_ = "127.0.0.1";
