@@ -83,6 +83,7 @@ class SshExecutorImpl final : public SshExecutor {
   // Commands.
   RemoteCommand begin_locked(const CommandSpec& spec);
   std::unique_ptr<ssh::Channel> exec_locked(const std::string& command_line);
+  std::unique_ptr<ssh::Channel> open_channel_locked();
   void open_ahead_locked() noexcept;
   void pump_locked(int timeout_ms);
   void drain_locked(RemoteCommand& cmd);
@@ -292,13 +293,29 @@ void SshExecutorImpl::kill_lost_groups_locked() noexcept {
   }
 }
 
+// sshd frees a closed session lazily: at the server's MaxSessions, a channel opened right after
+// a command's channel closed can be refused though its session is about to be free (seen under
+// load in the MaxSessions test). So a refusal on a live connection is retried for up to 500 ms,
+// pumping the connection meanwhile; a server that really has no session left still fails then.
+std::unique_ptr<ssh::Channel> SshExecutorImpl::open_channel_locked() {
+  const auto until = Clock::now() + milliseconds(500);
+  while (true) {
+    try {
+      return std::make_unique<ssh::Channel>(session_.get());
+    } catch (const Error&) {
+      if (!alive_locked() || Clock::now() >= until) throw;
+      pump_locked(10);
+    }
+  }
+}
+
 std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& command_line) {
   ensure_connected_locked();
   for (int attempt = 0;; ++attempt) {
     try {
       std::unique_ptr<ssh::Channel> channel = std::move(next_channel_);
       if (channel && !channel->finish_open()) channel.reset();
-      if (!channel) channel = std::make_unique<ssh::Channel>(session_.get());
+      if (!channel) channel = open_channel_locked();
       if (ssh_channel_request_exec(channel->get(), command_line.c_str()) != SSH_OK) {
         ssh::throw_error(session_.get(), where_ + ": starting a command");
       }

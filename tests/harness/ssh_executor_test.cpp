@@ -410,19 +410,28 @@ TEST_CASE("ssh: without a key file the SSH agent authenticates") {
 
 TEST_CASE(
     "ssh: with the server's sessions nearly used up, the channel opened ahead is refused and nothing fails") {
-  // The executor opens the next command's channel when a command ends. With MaxSessions 3 and
-  // two started processes that spare is the server's last session, or one too many while the
-  // server has not yet let go of the last command's: every command must still run. (Only
-  // commands: sshd frees a closed session lazily, so a channel opened right after another one
-  // closed at exactly the limit may be refused, with or without the spare. Upload on the spare
-  // channel: the SFTP test.)
+  // The executor opens the next command's channel when a command (or a start) ends. With
+  // MaxSessions 3 and two started processes that spare is the server's last session, or one too
+  // many while the server has not yet let go of the last command's: every command must still run.
+  // sshd frees a closed session lazily, so a channel opened right after another one closed at
+  // exactly the limit may be refused, with or without the spare: the executor retries a refused
+  // open briefly. (Upload on the spare channel: the SFTP test.)
   SshdFixture sshd({"MaxSessions 3"});
   auto ex = wb::make_ssh_executor(options_for(sshd));
   auto a = ex->start(sh("echo up; exec sleep 60"));
   auto b = ex->start(sh("echo up; exec sleep 61"));
   CHECK(a->read_line(10s) == "up");
   CHECK(b->read_line(10s) == "up");
+  // A third process takes the last session, so the spare opened after its start is refused
+  // whatever the timing (the refusal under test). It ends by itself (stopping it would need a
+  // session for the kill), which frees its session again.
+  auto c = ex->start(sh("echo up; exec sleep 1"));
+  CHECK(c->read_line(10s) == "up");
+  auto ended = c->wait(10s);
+  REQUIRE(ended);
+  CHECK(ended->ok());
+  c.reset();  // closes its channel: the server may now free the session (lazily)
   for (int i = 0; i < 4; ++i) CHECK(ex->run(sh(fmt::format("echo {}", i))).out == fmt::format("{}\n", i));
-  CHECK(sshd.count_log("no more sessions") >= 1);  // the refusal under test happened
+  CHECK(sshd.count_log("no more sessions") >= 1);
   CHECK(ex->connections() == 1);
 }
