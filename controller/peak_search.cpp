@@ -69,7 +69,9 @@ ExpectedPeak expected_peak_for_seeding(const Config& config, store::Store& store
       try {
         double rate = expect_peak(config, s, calibrations).peak_rate;
         if (rate > 0 && std::isfinite(rate)) it->second = rate;
-      } catch (const InputError&) {  // not solvable here: seed from the neighbour as measured
+      } catch (const Interrupted&) {
+        throw;
+      } catch (const Error&) {  // not solvable here: seed from the neighbour as measured
       }
     }
     return it->second;

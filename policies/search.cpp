@@ -108,6 +108,11 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
 
 namespace {
 
+// Second measurements a search may make when its bracket collapses (run_search): enough for a
+// load to go from runlength_s to 8x, or for three loads once each; a failing search costs at most
+// this many extra loads.
+constexpr int kMaxRetries = 3;
+
 // A load judged above or below by its mean alone: its CI at the target confidence still overlaps
 // the peak-rate region (judge_load's early and last-look decisions), so it is no evidence that the
 // load is off the peak.
@@ -180,7 +185,7 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
     }
     std::optional<double> rate = picker.next(result.loads);
     std::optional<double> retry_runlength;
-    if (!rate && !plan) {
+    if (!rate && !plan && static_cast<int>(retried.size()) < kMaxRetries) {
       // The bracket has collapsed without a claim. Loads judged by their mean alone (CI still
       // overlapping the region) may have been the peak, their trials too noisy to show it: then
       // judging them moved the search to other loads as noisy until the bracket closed
@@ -188,8 +193,8 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       // [299, 307], ended 27 trials at [38.9, 45.1] ms, judged above, and the bracket collapsed
       // below it). Before giving up, the one whose mean was nearest R_sat is measured again, as a
       // new load at twice its runlength (halving the variance of each trial's mean), up to
-      // max_runlength_s. Searches that find a claimable load never get here, so this costs
-      // nothing unless the search would otherwise fail.
+      // max_runlength_s, at most kMaxRetries times per search. Searches that find a claimable load
+      // never get here, so this costs nothing unless the search would otherwise fail.
       const double sat = p.percentile ? p.l_sat_ms : p.r_sat_ms;
       const TestLoad* best = nullptr;
       for (std::size_t i = 0; i < result.loads.size(); ++i) {

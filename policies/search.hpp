@@ -44,7 +44,7 @@ std::vector<int> accuracy_looks(const PeakConfig& peak);
 // highest load below the lowest one above R_sat once the picker stops. When the picker's bracket
 // collapses without a claim, the load judged by its mean alone (CI still overlapping the region)
 // whose mean was nearest R_sat is measured again at twice its runlength (up to max_runlength_s),
-// as often as that applies, before the search gives up.
+// at most three times per search, before the search gives up.
 // Deterministic: the same picker, runner and options give the same result.
 SearchResult run_search(const Sample& sample, const SearchOptions& options, LoadPicker& picker,
                         TrialRunner& runner, SearchObserver* observer = nullptr,

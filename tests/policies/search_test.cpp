@@ -240,6 +240,11 @@ TEST_CASE("a bracket that collapses without a claim measures its best load again
       SearchResult r = run_search(Sample{}, o, *picker, runner);
       INFO(r.message);
       for (double rl : runner.runlengths) CHECK(rl <= o.peak.max_runlength_s);
+      CHECK(static_cast<int>(r.loads.size()) <= o.peak.max_loads);
+      // Second measurements are bounded: at most three loads at a longer runlength than the rest.
+      int longer = 0;
+      for (const auto& l : r.loads) longer += l.runlength_s > o.peak.runlength_s;
+      CHECK(longer <= 3);
       if (r.status != SearchStatus::kFound) continue;
       ++found;
       CHECK(r.peak_rate >= 144.4);

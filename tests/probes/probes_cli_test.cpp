@@ -152,12 +152,10 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
     std::map<std::string, double> gain;
     for (const auto& a : attrs) gain[a["name"].get<std::string>()] = a["gain"].get<double>();
     CHECK(gain.size() == attrs.size());
-    CHECK(gain == std::map<std::string, double>{{"disks", gain["disks"]},
-                                                {"threads", gain["threads"]},
-                                                {"nfsd_per_disk", gain["nfsd_per_disk"]},
-                                                {"expected_peak", gain["expected_peak"]},
-                                                {"bottleneck", gain["bottleneck"]},
-                                                {"bottleneck_util", gain["bottleneck_util"]}});
+    std::set<std::string> names;
+    for (const auto& [name, g] : gain) names.insert(name);
+    REQUIRE(names == std::set<std::string>{"disks", "threads", "nfsd_per_disk", "expected_peak", "bottleneck",
+                                           "bottleneck_util"});
     CHECK(attrs[0]["name"] == "disks");
     CHECK(gain["disks"] > gain["threads"]);
     for (const auto& [name, g] : gain)
