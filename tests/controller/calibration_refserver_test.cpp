@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/controller/demo_copy.hpp"
 #include "tests/sut/child_process.hpp"
 
 namespace fs = std::filesystem;
@@ -20,21 +21,6 @@ using nlohmann::json;
 namespace {
 
 const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-
-// configs/demo.toml on a free port, beside a link to workloads/ (its mixes are {source}-relative).
-std::string demo_copy(const fs::path& dir) {
-  std::ifstream in(std::string(WB_SOURCE_DIR) + "/configs/demo.toml");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  auto pos = text.find("port = 7411");
-  REQUIRE(pos != std::string::npos);
-  text.replace(pos, 11, "port = " + std::to_string(wb::test::free_port()));
-  fs::create_directories(dir / "configs");
-  fs::create_directory_symlink(fs::path(WB_SOURCE_DIR) / "workloads", dir / "workloads");
-  std::ofstream(dir / "configs" / "demo.toml") << text;
-  return (dir / "configs" / "demo.toml").string();
-}
 
 json calibrate(const std::string& config, const std::string& store, const std::string& set,
                const std::string& runlength) {
@@ -58,7 +44,7 @@ TEST_CASE(
   fs::path dir = fs::temp_directory_path() / ("wb_calibration_refserver_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::string config = demo_copy(dir);
+  std::string config = wb::test::demo_copy(dir);
   std::string store = (dir / "w.db").string();
 
   // db_tp: every request one disk operation of exponential time, mean 0.96 × 5 + 0.04 × 1.5 =

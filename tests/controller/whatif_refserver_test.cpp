@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/controller/demo_copy.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -18,24 +19,6 @@ using nlohmann::json;
 namespace {
 
 const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-const std::string kDemoConfig = std::string(WB_SOURCE_DIR) + "/configs/demo.toml";
-
-// A copy of the demo testbed on a free port, laid out as configs/ beside workloads/ so that its
-// {source} placeholder still finds the mixes.
-std::string demo_copy(const fs::path& dir) {
-  std::ifstream in(kDemoConfig);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  auto pos = text.find("port = 7411");
-  REQUIRE(pos != std::string::npos);
-  text.replace(pos, 11, "port = " + std::to_string(wb::test::free_port()));
-  fs::create_directories(dir / "configs");
-  fs::create_directory_symlink(fs::path(WB_SOURCE_DIR) / "workloads", dir / "workloads");
-  fs::path p = dir / "configs" / "demo.toml";
-  std::ofstream(p) << text;
-  return p.string();
-}
 
 json run_json(std::vector<std::string> args, std::chrono::seconds timeout) {
   args.insert(args.begin(), kWorkbench);
@@ -52,7 +35,7 @@ TEST_CASE(
   fs::path dir = fs::temp_directory_path() / ("wb_whatif_refserver_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::string config = demo_copy(dir);
+  std::string config = wb::test::demo_copy(dir);
   std::string store = (dir / "w.db").string();
   const std::string set = "mix=db_tp,threads=4,disks=2";
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -55,6 +56,18 @@ inline std::vector<pid_t> pids_named(const std::string& comm, const std::string&
     if (c == comm) named.push_back(pid);
   }
   return named;
+}
+
+// The first process named `comm` that carries `marker`, waiting up to `limit` for one.
+inline std::optional<pid_t> wait_for_process(const std::string& comm, const std::string& marker,
+                                             std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    auto pids = pids_named(comm, marker);
+    if (!pids.empty()) return pids.front();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return std::nullopt;
 }
 
 // Waits up to `limit` for the marker to vanish from the process table; returns the survivors.

@@ -24,18 +24,6 @@ int stored_trials(const fs::path& store) {
   return fs::exists(store) ? std::atoi(wb::test::query(store, "SELECT count(*) FROM trials").c_str()) : 0;
 }
 
-// The first process named `comm` that carries `marker`, waiting up to `limit` for one.
-std::optional<pid_t> wait_for_process(const std::string& comm, const std::string& marker,
-                                      std::chrono::milliseconds limit) {
-  const auto until = Clock::now() + limit;
-  while (Clock::now() < until) {
-    auto pids = wb::test::pids_named(comm, marker);
-    if (!pids.empty()) return pids.front();
-    std::this_thread::sleep_for(20ms);
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 TEST_CASE("Ctrl-C of peak on configs/demo.toml stops the local SUT and generator and exits 130") {
@@ -50,8 +38,8 @@ TEST_CASE("Ctrl-C of peak on configs/demo.toml stops the local SUT and generator
   // Let the first trial finish (so a completed trial is stored), then interrupt the second.
   for (int i = 0; i < 300 && stored_trials(store) < 1; ++i) std::this_thread::sleep_for(100ms);
   REQUIRE(stored_trials(store) >= 1);
-  const auto refserver = wait_for_process("refserver", marker, 10s);
-  const auto wbload = wait_for_process("wbload", marker, 10s);
+  const auto refserver = wb::test::wait_for_process("refserver", marker, 10s);
+  const auto wbload = wb::test::wait_for_process("wbload", marker, 10s);
   REQUIRE(refserver.has_value());
   REQUIRE(wbload.has_value());
   std::this_thread::sleep_for(1s);  // into the trial: demo.toml's warm-up is 1 s, its runlength 3 s

@@ -87,18 +87,6 @@ std::string mark_children() {
   return marker;
 }
 
-// Polls until a process named `comm` carrying `marker` exists; returns its pid.
-std::optional<pid_t> wait_for_process(const std::string& comm, const std::string& marker,
-                                      std::chrono::milliseconds limit) {
-  const auto until = Clock::now() + limit;
-  while (Clock::now() < until) {
-    auto pids = wb::test::pids_named(comm, marker);
-    if (!pids.empty()) return pids.front();
-    std::this_thread::sleep_for(20ms);
-  }
-  return std::nullopt;
-}
-
 struct Outcome {
   int exit_code = -1;
   std::string err;
@@ -111,7 +99,7 @@ Outcome trial_with_frozen_generator(const std::string& config, const fs::path& s
                                     const std::string& wbload_marker) {
   wb::test::ChildProcess child({kWorkbench, "trial", "--config", config, "--store", store.string(), "--rate",
                                 "50", "--runlength", "1", "--trials", "2"});
-  auto wbload = wait_for_process("wbload", wbload_marker, 30s);
+  auto wbload = wb::test::wait_for_process("wbload", wbload_marker, 30s);
   REQUIRE(wbload.has_value());
   REQUIRE(::kill(*wbload, SIGSTOP) == 0);
   const auto frozen = Clock::now();
@@ -183,7 +171,7 @@ void check_ready_deadline(const std::string& config, const fs::path& store, cons
   const auto t0 = Clock::now();
   wb::test::ChildProcess child({kWorkbench, "trial", "--config", config, "--store", store.string(), "--rate",
                                 "50", "--runlength", "1", "--trials", "2"});
-  CHECK(wait_for_process("sleep", sut_marker, 10s).has_value());  // the marker does reach the SUT
+  CHECK(wb::test::wait_for_process("sleep", sut_marker, 10s).has_value());  // the marker does reach the SUT
   auto code = child.wait_exit(60s);
   REQUIRE(code.has_value());
   const auto took = Clock::now() - t0;
