@@ -25,4 +25,24 @@ std::string remote_command_line(const CommandSpec& spec) {
                      shell_quote("echo $$; " + run));
 }
 
+std::string waiting_shell() {
+  // `read` fails at EOF without a line: exit, run nothing. IFS= keeps leading blanks, -r keeps
+  // backslashes; the variables are not exported, so the command's environment is unchanged.
+  return "wb_nl='\n'; IFS= read -r wb_line || exit 0; eval \"$wb_line\"";
+}
+
+std::string waiting_shell_input(const std::string& command_line) {
+  std::string line = "eval ";
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t nl = command_line.find('\n', from);
+    line += shell_quote(command_line.substr(from, nl == std::string::npos ? std::string::npos : nl - from));
+    if (nl == std::string::npos) break;
+    line += "\"$wb_nl\"";
+    from = nl + 1;
+  }
+  line += '\n';
+  return line;
+}
+
 }  // namespace wb

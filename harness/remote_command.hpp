@@ -25,4 +25,21 @@ namespace wb {
 
 std::string remote_command_line(const CommandSpec& spec);
 
+// A shell started ahead of its command (SshExecutor's spare channel, bench/ssh/RESULTS.txt):
+// most of a command's ~3 ms over a reused session is sshd forking the session and the login
+// shell starting (~2 ms), not the command. So the executor execs `waiting_shell()` on the next
+// command's channel before that command is known, and when it comes writes
+// `waiting_shell_input(remote_command_line(spec))` to the channel's stdin. The waiting shell
+// reads that one line with the builtin `read` (byte by byte from the pipe, so nothing after the
+// line is consumed: the rest of stdin stays the command's) and evaluates it in itself, so `$$`,
+// the process group, exec and the exit status are exactly those of the line run directly. At
+// EOF before a line (the executor closed the spare) it exits 0 having run nothing.
+// Only POSIX sh builtins (dash, bash, busybox sh): no fork before the command's own exec.
+std::string waiting_shell();
+
+// The one line (ending in '\n') that makes waiting_shell() run `command_line` — any text,
+// newlines included: `eval` followed by command_line quoted as one word, each newline written
+// as "$wb_nl" (a variable waiting_shell() sets to a newline) so that the word fits one line.
+std::string waiting_shell_input(const std::string& command_line);
+
 }  // namespace wb

@@ -224,6 +224,36 @@ bool Channel::finish_open() noexcept {
   return false;
 }
 
+namespace {
+
+// Runs one libssh call on a non-blocking session, then restores the session's mode.
+template <typename F>
+int nonblocking(ssh_session session, F call) noexcept {
+  const int blocking = ssh_is_blocking(session);
+  ssh_set_blocking(session, 0);
+  const int rc = call();
+  ssh_set_blocking(session, blocking);
+  return rc;
+}
+
+}  // namespace
+
+int Channel::poll_open() noexcept {
+  const int rc = nonblocking(ssh_channel_get_session(ch_), [&] { return ssh_channel_open_session(ch_); });
+  if (rc == SSH_OK) return 1;
+  if (rc == SSH_AGAIN) return 0;
+  free_handle();
+  return -1;
+}
+
+int Channel::exec(const char* command, bool wait) noexcept {
+  const int rc = wait ? ssh_channel_request_exec(ch_, command)
+                      : nonblocking(ssh_channel_get_session(ch_),
+                                    [&] { return ssh_channel_request_exec(ch_, command); });
+  if (rc == SSH_OK) return 1;
+  return rc == SSH_AGAIN ? 0 : -1;
+}
+
 ssh_channel Channel::take() noexcept {
   if (ch_ != nullptr) ssh_remove_channel_callbacks(ch_, &callbacks_);
   return std::exchange(ch_, nullptr);

@@ -69,6 +69,13 @@ class Channel {
   // usually already there) and returns false if the server refused or the session failed.
   static std::unique_ptr<Channel> open_ahead(ssh_session session) noexcept;
   bool finish_open() noexcept;
+  // The same without waiting (the session is non-blocking for the call): 1 once the server
+  // confirmed the open, 0 while it has not answered, -1 if it refused (the handle is freed).
+  int poll_open() noexcept;
+  // Requests exec of `command` on the open channel: 1 once the server accepted it, 0 while its
+  // answer is pending (only when !wait), -1 if it refused or the session failed. Call again with
+  // the same command to collect a pending answer (libssh resumes the request it sent).
+  int exec(const char* command, bool wait) noexcept;
   // Gives up the handle to a new owner (sftp_new_channel), without the callbacks.
   ssh_channel take() noexcept;
 

@@ -82,9 +82,14 @@ class SshExecutorImpl final : public SshExecutor {
 
   // Commands.
   RemoteCommand begin_locked(const CommandSpec& spec);
-  std::unique_ptr<ssh::Channel> exec_locked(const std::string& command_line);
+  // A channel running command_line: through the spare's waiting shell when `use_waiting` and
+  // one is ready (then *waited is set), else by exec on the spare or on a new channel.
+  std::unique_ptr<ssh::Channel> exec_locked(const std::string& command_line, bool use_waiting = true,
+                                            bool* waited = nullptr);
+  std::unique_ptr<ssh::Channel> take_waiting_locked(const std::string& command_line);
   std::unique_ptr<ssh::Channel> open_channel_locked();
   void open_ahead_locked() noexcept;
+  void advance_spare_locked() noexcept;
   void pump_locked(int timeout_ms);
   void drain_locked(RemoteCommand& cmd);
   bool finished(const RemoteCommand& cmd) const;
@@ -98,9 +103,12 @@ class SshExecutorImpl final : public SshExecutor {
   const SshOptions options_;
   const std::string where_;
   mutable std::mutex mutex_;
-  ssh::Session session_;                           // GUARDED_BY(mutex_)
-  ssh_event event_ = nullptr;                      // GUARDED_BY(mutex_): polls session_ only
-  std::unique_ptr<ssh::Channel> next_channel_;     // GUARDED_BY(mutex_): opened ahead on session_
+  ssh::Session session_;                        // GUARDED_BY(mutex_)
+  ssh_event event_ = nullptr;                   // GUARDED_BY(mutex_): polls session_ only
+  std::unique_ptr<ssh::Channel> next_channel_;  // GUARDED_BY(mutex_): opened ahead on session_
+  // GUARDED_BY(mutex_): how far next_channel_ got: its open sent, the waiting shell's exec sent,
+  // the waiting shell running (accepted by the server).
+  enum class Spare { kOpening, kStarting, kWaiting } next_state_ = Spare::kOpening;
   std::uint64_t generation_ = 0;                   // GUARDED_BY(mutex_): +1 per connection
   std::atomic<std::uint64_t> connections_{0};      // written with mutex_ held, read without
   std::set<SshProcess*> live_;                     // GUARDED_BY(mutex_): started, not yet finished
@@ -309,16 +317,29 @@ std::unique_ptr<ssh::Channel> SshExecutorImpl::open_channel_locked() {
   }
 }
 
-std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& command_line) {
+std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& command_line, bool use_waiting,
+                                                           bool* waited) {
   ensure_connected_locked();
+  if (waited != nullptr) *waited = false;
   for (int attempt = 0;; ++attempt) {
     try {
-      std::unique_ptr<ssh::Channel> channel = std::move(next_channel_);
-      if (channel && !channel->finish_open()) channel.reset();
-      if (!channel) channel = open_channel_locked();
-      if (ssh_channel_request_exec(channel->get(), command_line.c_str()) != SSH_OK) {
-        ssh::throw_error(session_.get(), where_ + ": starting a command");
+      std::unique_ptr<ssh::Channel> channel;
+      if (use_waiting && next_channel_ && next_state_ != Spare::kOpening) {
+        channel = take_waiting_locked(command_line);
+        if (channel && waited != nullptr) *waited = true;
       }
+      if (!channel) {
+        if (next_channel_ && next_state_ == Spare::kOpening) {
+          channel = std::move(next_channel_);
+          if (!channel->finish_open()) channel.reset();
+        }
+        if (!channel) channel = open_channel_locked();
+        if (channel->exec(command_line.c_str(), true) != 1) {
+          ssh::throw_error(session_.get(), where_ + ": starting a command");
+        }
+      }
+      // The next command's channel, and its waiting shell, start while this one runs.
+      open_ahead_locked();
       return channel;
     } catch (const Error&) {
       // A session that died while idle fails here before anything ran: reconnect, try again.
@@ -329,21 +350,55 @@ std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& co
   }
 }
 
-// Every command costs two round trips before it runs: the channel open, then the exec request
-// (whose answer comes after sshd forked). The open of the next command's channel is sent when a
-// command ends, so it overlaps with the caller's work; a refused or failed one is opened anew.
-// The spare takes one of the server's MaxSessions (default 10) only where the next command (or
-// upload's SFTP) would take it anyway; if the server refuses it, the next command opens its
-// channel as before and meets the same refusal it always would.
+// A command on a fresh channel costs two round trips and sshd's fork of the session and start
+// of the login shell (~2 ms of ~3, bench/ssh/RESULTS.txt) before it runs. So as soon as a command
+// has its channel, the next command's channel is opened ahead and, once the server confirms it,
+// runs waiting_shell() (remote_command.hpp): all of that overlaps with this command and with the
+// caller's work, and the next command only writes its line. A refused or failed spare is dropped
+// and the next command opens its channel as before, meeting the same refusal it always would.
+// The spare takes one of the server's MaxSessions (default 10) while a command runs: with
+// MaxSessions 1 every spare is refused and each command opens its own channel after the last.
 void SshExecutorImpl::open_ahead_locked() noexcept {
   if (next_channel_ || !alive_locked()) return;
   next_channel_ = ssh::Channel::open_ahead(session_.get());
+  next_state_ = Spare::kOpening;
+  advance_spare_locked();
+}
+
+// Moves the spare on without waiting: after each poll of the connection and when it is opened.
+void SshExecutorImpl::advance_spare_locked() noexcept {
+  if (!next_channel_ || !options_.shell_ahead || next_state_ == Spare::kWaiting) return;
+  if (next_state_ == Spare::kOpening) {
+    const int open = next_channel_->poll_open();
+    if (open < 0) next_channel_.reset();  // refused: the next command opens its own
+    if (open <= 0) return;
+    next_state_ = Spare::kStarting;
+  }
+  const int started = next_channel_->exec(waiting_shell().c_str(), false);
+  if (started < 0) next_channel_.reset();
+  if (started > 0) next_state_ = Spare::kWaiting;
+}
+
+// The spare's waiting shell given command_line to run, or nullptr (spare dropped) if it cannot
+// take it: its exec refused, or its shell already gone (EOF, closed) or the write failed.
+std::unique_ptr<ssh::Channel> SshExecutorImpl::take_waiting_locked(const std::string& command_line) {
+  std::unique_ptr<ssh::Channel> channel = std::move(next_channel_);
+  if (next_state_ == Spare::kStarting && channel->exec(waiting_shell().c_str(), true) != 1) return nullptr;
+  ssh_channel ch = channel->get();
+  if (ssh_channel_is_open(ch) == 0 || ssh_channel_is_eof(ch) != 0) return nullptr;
+  const std::string input = waiting_shell_input(command_line);
+  if (ssh_channel_write(ch, input.data(), static_cast<std::uint32_t>(input.size())) !=
+      static_cast<int>(input.size()))
+    return nullptr;
+  return channel;
 }
 
 RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec) {
   RemoteCommand cmd;
   cmd.what = shell_join(spec.argv);
-  cmd.channel = exec_locked(remote_command_line(spec));
+  const std::string command_line = remote_command_line(spec);
+  bool waited = false;
+  cmd.channel = exec_locked(command_line, true, &waited);
   cmd.generation = generation_;
   // The first line is the process group id: without it we could not kill the command. It is
   // written before the command starts, so waiting for it is part of starting (not of the
@@ -360,6 +415,16 @@ RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec) {
       cmd.pgid = std::stol(line);
       cmd.out.erase(0, nl + 1);
       return cmd;
+    }
+    if (cmd.eof && waited && cmd.out.empty() && cmd.err.empty()) {
+      // The waiting shell ended without a word (killed on the host, say) before it read the
+      // line: nothing ran. Run the line once more on a channel of its own.
+      release_locked(cmd);
+      cmd.eof = false;
+      waited = false;
+      cmd.channel = exec_locked(command_line, false);
+      cmd.generation = generation_;
+      continue;
     }
     if (cmd.eof) {
       throw Error(
@@ -379,6 +444,7 @@ void SshExecutorImpl::pump_locked(int timeout_ms) {
   if (keepalive.count() > 0) timeout_ms = std::min<int>(timeout_ms, static_cast<int>(keepalive.count()));
   if (!alive_locked()) return;
   const int rc = ssh_event_dopoll(event_, timeout_ms);
+  advance_spare_locked();
   const auto now = Clock::now();
   if (rc == SSH_OK) {
     last_traffic_ = now;
@@ -510,10 +576,14 @@ void SshExecutorImpl::upload(const std::string& local_path, const std::string& r
   {
     std::lock_guard lock(mutex_);
     ensure_connected_locked();
-    // SFTP runs on the channel opened ahead: closing it and opening another could meet the
-    // server's MaxSessions before the server has let go of the closed one.
+    // SFTP runs on the channel opened ahead if nothing was started on it yet: closing it and
+    // opening another could meet the server's MaxSessions before the server has let go of the
+    // closed one. A spare already running its waiting shell is closed (the shell exits at EOF)
+    // and SFTP gets a channel of its own, whose open is retried while the server lets go.
     std::unique_ptr<ssh::Channel> channel = std::move(next_channel_);
+    if (channel && next_state_ != Spare::kOpening) channel.reset();
     if (channel && !channel->finish_open()) channel.reset();
+    if (!channel) channel = open_channel_locked();
     ssh::Sftp sftp(session_.get(), std::move(channel));
     sftp_file file =
         sftp_open(sftp.get(), temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, static_cast<mode_t>(mode));

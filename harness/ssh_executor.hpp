@@ -14,9 +14,11 @@
 // deadline, or on Process::stop, a second channel runs `kill -TERM -PGID`, then `kill -KILL
 // -PGID` after the grace period. (sshd ignores SSH "signal" requests from root sessions, and
 // closing a channel without a pty leaves the remote process running, so neither is used.)
-// Latency: when a command ends (run() returns, start() has its group id) the channel for the
-// next one is opened ahead, so that round trip overlaps with the caller's work; the spare holds
-// one of the server's MaxSessions, and a refused one is simply opened anew when needed.
+// Latency: once a command has its channel, the channel for the next one is opened ahead and
+// runs a waiting shell (remote_command.hpp), so the next command only writes its line: the
+// round trips and sshd's start of the session and login shell overlap with this command and
+// the caller's work. The spare holds one of the server's MaxSessions; a refused one is simply
+// opened anew when needed. `shell_ahead = false` only opens the channel ahead.
 //
 // Failure: connection loss during a command throws Error naming the host and the command. The
 // next call reconnects (with exponential backoff, `reconnect_attempts` tries) and first kills
@@ -50,6 +52,7 @@ struct SshOptions {
   int reconnect_attempts = 4;                         // connection attempts per (re)connect
   std::chrono::milliseconds reconnect_backoff{250};   // pause after the first failed attempt; doubles
   std::chrono::milliseconds kill_grace{2'000};        // SIGTERM -> SIGKILL of a remote group
+  bool shell_ahead = true;  // start the next command's shell ahead (remote_command.hpp waiting_shell)
 };
 
 class SshExecutor : public Executor {

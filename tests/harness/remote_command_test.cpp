@@ -1,6 +1,11 @@
 // remote_command_line on a real sh, both paths: when the shell leads its own process group (as
-// under OpenSSH) and the setsid fallback when it does not.
+// under OpenSSH) and the setsid fallback when it does not; and the waiting shell that the SSH
+// executor starts ahead of a command, under dash and bash.
+#include <unistd.h>
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
 
 #include "harness/local_executor.hpp"
 #include "harness/remote_command.hpp"
@@ -52,4 +57,63 @@ TEST_CASE("remote command line: through the setsid fallback a signal still ends 
   CHECK(r.exit_status == 143);
   CHECK_THAT(r.err, Catch::StartsWith("err\n"));  // then the outer sh's "Terminated"
   CHECK(r.out.substr(r.out.find('\n') + 1) == "out\n");
+}
+
+namespace {
+
+// Pipes `input` into `shell -c waiting_shell()`, as sshd would run the spare channel's command
+// with the executor writing to the channel. The waiting shell is a pipeline member here, not a
+// group leader, so the line takes remote_command_line's setsid fallback.
+wb::CommandResult run_waiting(const std::string& shell, const std::string& input) {
+  auto local = wb::make_local_executor();
+  return local->run({{"/bin/sh", "-c",
+                      "printf '%s' " + wb::shell_quote(input) + " | " + shell + " -c " +
+                          wb::shell_quote(wb::waiting_shell())},
+                     {},
+                     {},
+                     10s});
+}
+
+}  // namespace
+
+TEST_CASE("waiting shell: the line it reads runs as the command line would, hostile words literal") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("wb_waiting_shell_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> hostile{"$(touch pwned)", "'; touch pwned #", "two\nlines\n",  "",
+                                         " lead",          "back\\slash",      "`touch pwned`", "\"$HOME\""};
+  std::vector<std::string> argv{"/bin/sh", "-c", "printf '%s|' \"$@\"; echo; cat; exit 7", "sh"};
+  argv.insert(argv.end(), hostile.begin(), hostile.end());
+  const wb::CommandSpec spec{argv, {{"WB_X", "x\ny"}}, dir.string(), 0ms};
+  std::string expected;
+  for (const auto& h : hostile) expected += h + "|";
+  for (const std::string shell : {"/bin/sh", "/bin/bash"}) {
+    INFO(shell);
+    // What follows the line on stdin is the command's own input.
+    const auto r = run_waiting(shell, wb::waiting_shell_input(wb::remote_command_line(spec)) + "rest\n");
+    CHECK(r.exit_status == 7);
+    const auto nl = r.out.find('\n');
+    REQUIRE(nl != std::string::npos);
+    CHECK(r.out.substr(0, nl).find_first_not_of("0123456789") == std::string::npos);
+    CHECK(r.out.substr(nl + 1) == expected + "\nrest\n");
+    CHECK_FALSE(std::filesystem::exists(dir / "pwned"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("waiting shell: EOF before a line runs nothing and exits 0") {
+  for (const std::string shell : {"/bin/sh", "/bin/bash"}) {
+    INFO(shell);
+    const auto r = run_waiting(shell, "");
+    CHECK(r.exit_status == 0);
+    CHECK(r.out.empty());
+    CHECK(r.err.empty());
+  }
+}
+
+TEST_CASE("waiting shell: its input is one line whatever the command line holds") {
+  const std::string input = wb::waiting_shell_input("a\n'b'\n\nc");
+  CHECK(input == "eval a\"$wb_nl\"''\\''b'\\'''\"$wb_nl\"''\"$wb_nl\"c\n");
+  CHECK(std::count(input.begin(), input.end(), '\n') == 1);
 }
