@@ -477,7 +477,7 @@ std::vector<pid_t> wait_for_waiting_shells(const SshdFixture& sshd, bool present
 
 }  // namespace
 
-TEST_CASE("ssh: the next command's shell waits ahead; one killed on the host is replaced; none outlives us") {
+TEST_CASE("ssh: the next command's shell waits ahead, one killed on the host is replaced, none outlives us") {
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   CHECK(ex->run(sh("echo 1")).out == "1\n");
