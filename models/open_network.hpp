@@ -53,8 +53,9 @@ OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lamb
 double saturation_rate(const QueueNetwork& net, const Sample& sample);
 
 // λ* = the rate where R(λ) = R_sat, found on (0, λ_max) with Boost.Math's TOMS 748 root finder
-// (R is increasing in λ). Returns 0 if even an unloaded system exceeds R_sat, and +infinity if
-// nothing can saturate (only delay centers) and R stays below R_sat.
+// as the root of 1/R(λ) − 1/R_sat (R is increasing in λ, 1/R falls to 0 at λ_max). Returns 0 if
+// even an unloaded system exceeds R_sat, and +infinity if nothing can saturate (only delay
+// centers) and R stays below R_sat.
 double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sat_ms);
 
 // Every center except the pools (those outside pools and those within them) as a closed model
