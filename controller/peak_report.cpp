@@ -3,10 +3,22 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 
 namespace wb {
+
+namespace {
+
+// A load at which no request completed has no response time: its trials' "mean" of 0 would read
+// as instant answers, so its mean and CI are left empty (null in JSON).
+bool nothing_completed(const TestLoad& l) {
+  return !l.trials.empty() &&
+         std::all_of(l.trials.begin(), l.trials.end(), [](const TrialResult& t) { return t.completed == 0; });
+}
+
+}  // namespace
 
 nlohmann::json sample_json(const Config& config, const Sample& sample) {
   nlohmann::json j = nlohmann::json::object();
@@ -51,7 +63,11 @@ nlohmann::json peak_json(const PeakReport& r) {
                       {"runlength_s", l.runlength_s},
                       {"saturated", l.saturated},
                       {"verdict", to_string(l.verdict)}};
-    if (l.trials.size() >= 2) {
+    if (nothing_completed(l)) {
+      lj["mean_ms"] = nullptr;
+      lj["ci_low_ms"] = nullptr;
+      lj["ci_high_ms"] = nullptr;
+    } else if (l.trials.size() >= 2) {
       lj["mean_ms"] = l.ci.mean;
       lj["ci_low_ms"] = l.ci.low;
       lj["ci_high_ms"] = l.ci.high;
@@ -75,10 +91,16 @@ void print_peak(std::ostream& out, const PeakReport& r) {
   fmt::print(out, "  {:>10}  {:>6}  {:>9}  {:>9}  {:>21}  {}\n", "rate/s", "trials", "runlength", "mean ms",
              fmt::format("{:g}% CI ms", r.target.confidence * 100), "verdict");
   for (const auto& l : s.loads) {
-    std::string ci = l.trials.size() >= 2 ? fmt::format("[{:.2f}, {:.2f}]", l.ci.low, l.ci.high) : "-";
+    const bool none_completed = nothing_completed(l);
+    std::string ci =
+        l.trials.size() >= 2 && !none_completed ? fmt::format("[{:.2f}, {:.2f}]", l.ci.low, l.ci.high) : "-";
     double mean = l.trials.size() >= 2 ? l.ci.mean : (l.trials.empty() ? 0.0 : l.trials.front().mean_ms);
-    fmt::print(out, "  {:>10.1f}  {:>6}  {:>7g} s  {:>9.2f}  {:>21}  {}{}\n", l.rate, l.trials.size(),
-               l.runlength_s, mean, ci, to_string(l.verdict), l.saturated ? " (saturated)" : "");
+    std::string mean_text = none_completed ? "-" : fmt::format("{:.2f}", mean);
+    fmt::print(out, "  {:>10.1f}  {:>6}  {:>7g} s  {:>9}  {:>21}  {}{}\n", l.rate, l.trials.size(),
+               l.runlength_s, mean_text, ci, to_string(l.verdict),
+               none_completed ? " (saturated: no request completed)"
+               : l.saturated  ? " (saturated)"
+                              : "");
   }
   out << "\n";
   if (s.status == SearchStatus::kFound) {

@@ -1,0 +1,69 @@
+// peak's report of a search (controller/peak_report.hpp), text and JSON, from a constructed
+// SearchResult: a load at which nothing completed shows no response time.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <vector>
+
+#include "controller/peak_report.hpp"
+#include "core/config.hpp"
+
+using namespace wb;
+
+namespace {
+
+TrialResult trial(double rate, std::uint64_t completed, double mean_ms) {
+  TrialResult t;
+  t.offered_rate = rate;
+  t.runlength_s = 60;
+  t.sent = static_cast<std::uint64_t>(rate * 60);
+  t.completed = completed;
+  t.achieved_rate = static_cast<double>(completed) / 60;
+  t.mean_ms = mean_ms;
+  t.cost_s = 70;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("peak report: a load at which no request completed has no mean and no CI, text and JSON") {
+  Config config = Config::load(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
+  SearchResult s;
+  s.status = SearchStatus::kNotFound;
+  s.message = "the load bracket collapsed";
+  TestLoad stalled;  // every request timed out: the trials' mean of 0 ms means nothing
+  stalled.rate = 500;
+  stalled.runlength_s = 60;
+  stalled.trials = {trial(500, 0, 0.0), trial(500, 0, 0.0)};
+  stalled.ci = mean_interval(std::vector<double>{0.0, 0.0}, 0.95);
+  stalled.saturated = true;
+  stalled.verdict = Verdict::kAbove;
+  TestLoad slow;  // saturated too, but its completed requests have a response time
+  slow.rate = 300;
+  slow.runlength_s = 60;
+  slow.trials = {trial(300, 9000, 41.0), trial(300, 9100, 43.0)};
+  slow.ci = mean_interval(std::vector<double>{41.0, 43.0}, 0.95);
+  slow.saturated = true;
+  slow.verdict = Verdict::kAbove;
+  s.loads = {stalled, slow};
+  s.trials = 4;
+  s.cost_s = 280;
+  PeakReport r{7, &config, config.sample("disks=1,threads=1"), Target{0.95, 0.90}, "binsearch", 1, &s};
+
+  nlohmann::json j = peak_json(r);
+  REQUIRE(j["loads"].size() == 2);
+  CHECK(j["loads"][0]["mean_ms"].is_null());
+  CHECK(j["loads"][0]["ci_low_ms"].is_null());
+  CHECK(j["loads"][0]["saturated"] == true);
+  CHECK(j["loads"][1]["mean_ms"].get<double>() == Approx(42.0));
+  CHECK(j["loads"][1]["ci_low_ms"].get<double>() < 41.0);
+
+  std::ostringstream out;
+  print_peak(out, r);
+  const std::string text = out.str();
+  INFO(text);
+  CHECK(text.find("0.00") == std::string::npos);
+  CHECK(text.find("(saturated: no request completed)") != std::string::npos);
+  CHECK(text.find("42.00") != std::string::npos);
+  CHECK(text.find("no peak rate: not-found") != std::string::npos);
+}
