@@ -83,9 +83,11 @@ PeakExpectation expect_peak(const Config& config, const Sample& sample,
   e.calibrated = m.calibrated;
   e.saturation_rate = saturation_rate(m.network, m.sample);
   const double r_sat = config.peak().r_sat_ms, s = config.peak().width;
-  e.peak_rate = predicted_peak(m.network, m.sample, r_sat);
-  e.region_low = predicted_peak(m.network, m.sample, r_sat * (1 - s));
-  e.region_high = predicted_peak(m.network, m.sample, r_sat * (1 + s));
+  // λ* first: its solves bracket the region's ends.
+  std::vector<double> peaks = predicted_peaks(m.network, m.sample, {r_sat, r_sat * (1 - s), r_sat * (1 + s)});
+  e.peak_rate = peaks[0];
+  e.region_low = peaks[1];
+  e.region_high = peaks[2];
   double at = rate ? *rate : (std::isfinite(e.peak_rate) ? e.peak_rate : 0.0);
   if (at < 0 || !std::isfinite(at)) throw InputError(fmt::format("rate {} is not a finite rate >= 0", at));
   e.at = solve_open(m.network, m.sample, at);

@@ -58,6 +58,13 @@ double saturation_rate(const QueueNetwork& net, const Sample& sample);
 // centers) and R stays below R_sat.
 double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sat_ms);
 
+// predicted_peak for several limits at once, e.g. R_sat and the peak-rate region's ends
+// R_sat·(1 ∓ s), in the order given: each root is bracketed by the rates solved for the ones
+// before it, so a limit near an earlier one costs about half the network solves. The same values
+// as predicted_peak (which is this for one limit), to its tolerance.
+std::vector<double> predicted_peaks(const QueueNetwork& net, const Sample& sample,
+                                    const std::vector<double>& r_sat_ms);
+
 // Every center except the pools (those outside pools and those within them) as a closed model
 // (demand per request in ms), for the operational laws of models/operational_laws.hpp. A pool's
 // token limit is not a product-form center and is left out, so this is not a closed-workload

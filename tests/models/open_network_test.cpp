@@ -139,6 +139,34 @@ TEST_CASE("NFS-like testbed: the pool caps throughput and more disks need more t
   CHECK(at_peak.response_ms == Approx(40).epsilon(1e-6));
 }
 
+TEST_CASE("predicted peaks for several limits at once equal predicted peak for each, whatever the order") {
+  auto net = nfs();
+  for (auto s : {sample(1, 4), sample(4, 16), sample(2, 32)}) {
+    const std::vector<double> limits{40, 36, 44, 5, 400};  // 5 ms: below the idle response time
+    auto together = wb::predicted_peaks(net, s, limits);
+    auto reversed = wb::predicted_peaks(net, s, {limits.rbegin(), limits.rend()});
+    REQUIRE(together.size() == limits.size());
+    REQUIRE(reversed.size() == limits.size());
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+      INFO(s.key() << " R_sat " << limits[i]);
+      double alone = wb::predicted_peak(net, s, limits[i]);
+      CHECK(together[i] == Approx(alone).epsilon(1e-12));
+      CHECK(reversed[limits.size() - 1 - i] == Approx(alone).epsilon(1e-12));
+      if (alone > 0)
+        CHECK(wb::solve_open(net, s, together[i]).response_ms == Approx(limits[i]).epsilon(1e-9));
+    }
+    CHECK(together[3] == 0);
+    CHECK(together[1] < together[0]);
+    CHECK(together[0] < together[2]);
+  }
+  wb::QueueNetwork delay;
+  delay.centers.push_back(center("wan", "1", "20", 1, wb::Discipline::kDelay));
+  auto never = wb::predicted_peaks(delay, wb::Sample(), {40, 10});
+  CHECK(std::isinf(never[0]));
+  CHECK(never[1] == 0);
+  CHECK_THROWS_AS(wb::predicted_peaks(net, sample(2, 4), {40, 0}), wb::Error);
+}
+
 TEST_CASE("pool results: token utilization, waits and inner rates stay consistent") {
   auto net = nfs();
   auto s = sample(2, 4);
