@@ -164,6 +164,7 @@ std::unique_ptr<Executor> connect_host(const HostConfig& h) {
   o.identity_file = h.identity;
   o.known_hosts_file = h.known_hosts;
   o.accept_new = h.accept_new;
+  o.shell_ahead = h.shell_ahead;
   return make_ssh_executor(o);
 }
 

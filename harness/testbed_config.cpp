@@ -42,7 +42,8 @@ HostConfig parse_host(ConfigSection& h) {
   if (key != "strict" && key != "accept-new") h.fail("host_key", "must be \"strict\" or \"accept-new\"");
   c.accept_new = key == "accept-new";
   c.workdir = h.string_or("workdir", c.workdir);
-  if (c.local && (h.has("user") || h.has("identity") || h.has("known_hosts"))) {
+  c.shell_ahead = h.boolean_or("shell_ahead", true);
+  if (c.local && (h.has("user") || h.has("identity") || h.has("known_hosts") || h.has("shell_ahead"))) {
     h.fail_here("ssh settings need an address (this host is local)");
   }
   h.finish();

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -160,4 +161,31 @@ TEST_CASE("hosts check on configs/demo.toml: a local generator program that cann
   CHECK_THAT(wbload_line, Catch::Contains("set WB_BIN_DIR to a folder with a working wbload"));
   CHECK_THAT(r.out, Catch::EndsWith("some hosts have problems\n"));
   fs::remove_all(bin);
+}
+
+TEST_CASE("hosts check: shell_ahead = false still reaches the SSH host; a bad value is named, exit 2") {
+  wb::test::SshdFixture sshd;
+  fs::path dir = wb::test::fresh_dir("hosts_shell_ahead");
+  std::string config = demo_ssh_copy(sshd, dir, sshd.client_key(), sshd.known_hosts());
+  std::string text = read_text(config);
+  replace_once(text, "\nshell_ahead = true\n", "\nshell_ahead = false\n");
+  std::ofstream(config) << text;
+  auto r = wb::test::run_to_exit({kWorkbench, "hosts", "check", "--config", config}, 60s);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(host_line(r.out, "remote") ==
+        fmt::format("remote (127.0.0.1:{}) [sut,generator]: connected", sshd.port()));
+
+  // The line of the key in the file: the error names it.
+  const auto line =
+      1 + std::count(text.begin(), text.begin() + static_cast<long>(text.find("\nshell_ahead = false\n") + 1),
+                     '\n');
+  replace_once(text, "\nshell_ahead = false\n", "\nshell_ahead = \"no\"\n");
+  std::ofstream(config) << text;
+  auto bad = wb::test::run_to_exit({kWorkbench, "hosts", "check", "--config", config}, 60s);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains(fmt::format("{}:{}:", config, line)) &&
+                          Catch::Contains("shell_ahead: must be true or false"));
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+  fs::remove_all(dir);
 }
