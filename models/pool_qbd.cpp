@@ -5,7 +5,9 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <limits>
+#include <list>
 #include <map>
+#include <mutex>
 
 #include "core/error.hpp"
 
@@ -107,7 +109,73 @@ Matrix rate_matrix(const Matrix& a0, const Matrix& a1, const Matrix& a2) {
   return u.transpose().partialPivLu().solve(a0.transpose()).transpose();  // A0·U^{-1}
 }
 
+// Every argument of solve_pool_qbd, compared exactly: a key collides only with the same solve.
+struct QbdKey {
+  int tokens = 0;
+  std::vector<PoolStation> stations;
+  double arrival_rate = 0;  // validated > 0, so never NaN
+  std::size_t max_phases = 0;
+
+  auto operator<=>(const QbdKey&) const = default;
+};
+
+// Least-recently-used memo of solutions. A hit moves the entry to the front; an insert beyond
+// the capacity drops the entry at the back.
+class QbdMemo {
+ public:
+  static constexpr std::size_t kCapacity = 4096;  // ~300 bytes each for a pool of 2 stations
+
+  std::optional<PoolModel::State> find(const QbdKey& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) {
+      ++misses_;
+      return std::nullopt;
+    }
+    ++hits_;
+    order_.splice(order_.begin(), order_, it->second.age);
+    return it->second.state;
+  }
+
+  void insert(QbdKey key, const PoolModel::State& state) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Two threads may have solved the same key at once: the first insert stands (both are equal).
+    auto [it, fresh] = entries_.try_emplace(std::move(key), Entry{state, {}});
+    if (!fresh) return;
+    order_.push_front(&it->first);
+    it->second.age = order_.begin();
+    if (entries_.size() > kCapacity) {
+      auto oldest = entries_.find(*order_.back());
+      order_.pop_back();
+      entries_.erase(oldest);
+    }
+  }
+
+  PoolQbdMemoStats stats() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {hits_, misses_, entries_.size(), kCapacity};
+  }
+
+ private:
+  struct Entry {
+    PoolModel::State state;
+    std::list<const QbdKey*>::iterator age;  // its place in order_
+  };
+
+  std::mutex mutex_;
+  std::map<QbdKey, Entry> entries_;    // GUARDED_BY(mutex_)
+  std::list<const QbdKey*> order_;     // GUARDED_BY(mutex_): keys of entries_, most recently used first
+  std::size_t hits_ = 0, misses_ = 0;  // GUARDED_BY(mutex_)
+};
+
+QbdMemo& memo() {
+  static QbdMemo m;
+  return m;
+}
+
 }  // namespace
+
+PoolQbdMemoStats pool_qbd_memo_stats() { return memo().stats(); }
 
 std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<PoolStation>& stations,
                                                double arrival_rate, std::size_t max_phases) {
@@ -120,6 +188,8 @@ std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<Poo
   if (!(arrival_rate > 0)) throw Error(fmt::format("pool QBD: arrival rate {} (need > 0)", arrival_rate));
   const std::size_t k_n = stations.size();
   if (phases(tokens, k_n) > max_phases) return std::nullopt;
+  QbdKey key{tokens, stations, arrival_rate, max_phases};
+  if (auto known = memo().find(key)) return known;
   const Routing r = route(stations);
   const double lambda_in = arrival_rate * (1 - r.skip);  // requests that need a token
 
@@ -236,6 +306,7 @@ std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<Poo
     out.queue.push_back(q[k] / norm);
     out.residence.push_back(q[k] / norm / arrival_rate);
   }
+  memo().insert(std::move(key), out);
   return out;
 }
 

@@ -3,6 +3,8 @@
 #include <Eigen/Dense>
 #include <functional>
 #include <map>
+#include <thread>
+#include <vector>
 
 #include "ctmc.hpp"
 #include "models/erlang.hpp"
@@ -212,4 +214,83 @@ TEST_CASE("the QBD handles revisits and delay stations, and declines large phase
   // 3 stations and 100 tokens: 5151 phases, more than the default limit.
   CHECK_FALSE(wb::solve_pool_qbd(100, {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}, 0.1).has_value());
   CHECK_THROWS(wb::solve_pool_qbd(2, {{0.0, 1, 1.0}}, 0.1));
+}
+
+namespace {
+
+bool same_bits(const wb::PoolModel::State& a, const wb::PoolModel::State& b) {
+  return a.stable == b.stable && a.token_wait == b.token_wait && a.tokens_busy == b.tokens_busy &&
+         a.residence == b.residence && a.queue == b.queue;
+}
+
+}  // namespace
+
+TEST_CASE("a repeated QBD solve comes from the memo, the same to the bit, and other arguments do not") {
+  const std::vector<wb::PoolStation> stations{{1.0, 2, 1.0}, {15.0, 3, 0.8}};
+  auto before = wb::pool_qbd_memo_stats();
+  auto first = wb::solve_pool_qbd(7, stations, 0.123456);
+  auto after_first = wb::pool_qbd_memo_stats();
+  auto again = wb::solve_pool_qbd(7, stations, 0.123456);
+  auto after_again = wb::pool_qbd_memo_stats();
+  REQUIRE(first.has_value());
+  REQUIRE(again.has_value());
+  CHECK(after_first.misses == before.misses + 1);
+  CHECK(after_again.hits == after_first.hits + 1);
+  CHECK(after_again.misses == after_first.misses);
+  CHECK(same_bits(*first, *again));
+  // Any argument that differs, by as little as one ulp of the rate, is a different solve.
+  auto misses = after_again.misses;
+  wb::solve_pool_qbd(7, stations, std::nextafter(0.123456, 1.0));
+  wb::solve_pool_qbd(8, stations, 0.123456);
+  wb::solve_pool_qbd(7, {{1.0, 2, 1.0}, {15.0, 3, 0.9}}, 0.123456);
+  wb::solve_pool_qbd(7, {{1.0, 2, 1.0}, {15.0, 2, 0.8}}, 0.123456);
+  wb::solve_pool_qbd(7, stations, 0.123456, 159);
+  CHECK(wb::pool_qbd_memo_stats().misses == misses + 5);
+}
+
+TEST_CASE("the QBD memo keeps the most recently used solves up to its capacity") {
+  const std::vector<wb::PoolStation> stations{{0.25, 1, 1.0}, {2.0, 1, 0.5}};
+  const std::size_t capacity = wb::pool_qbd_memo_stats().capacity;
+  REQUIRE(capacity > 0);
+  auto rate = [](std::size_t i) { return 0.01 + 1e-6 * static_cast<double>(i); };
+  auto oldest = wb::solve_pool_qbd(2, stations, rate(0));
+  for (std::size_t i = 1; i < capacity; ++i) wb::solve_pool_qbd(2, stations, rate(i));
+  CHECK(wb::pool_qbd_memo_stats().entries == capacity);
+  // Use the oldest again: it becomes the most recent, and the next insert drops rate(1) instead.
+  auto hits = wb::pool_qbd_memo_stats().hits;
+  wb::solve_pool_qbd(2, stations, rate(0));
+  CHECK(wb::pool_qbd_memo_stats().hits == hits + 1);
+  wb::solve_pool_qbd(2, stations, rate(capacity));
+  CHECK(wb::pool_qbd_memo_stats().entries == capacity);
+  auto misses = wb::pool_qbd_memo_stats().misses;
+  auto again = wb::solve_pool_qbd(2, stations, rate(0));
+  CHECK(wb::pool_qbd_memo_stats().misses == misses);
+  wb::solve_pool_qbd(2, stations, rate(1));
+  CHECK(wb::pool_qbd_memo_stats().misses == misses + 1);
+  CHECK(same_bits(*oldest, *again));
+}
+
+TEST_CASE("threads solving the same QBDs at once all get the solution one thread gets alone") {
+  const std::vector<wb::PoolStation> stations{{1.0, 2, 1.0}, {12.0, 4, 0.8}};
+  std::vector<double> rates;
+  for (int i = 1; i <= 8; ++i) rates.push_back(0.03 * i + 0.0001234);
+  // The reference, solved alone: a phase limit other than the threads' is another key (so solved
+  // afresh, not taken from the memo) with the same solution.
+  std::vector<std::optional<wb::PoolModel::State>> alone;
+  for (double r : rates) alone.push_back(wb::solve_pool_qbd(24, stations, r, 1000));
+  std::vector<std::vector<std::optional<wb::PoolModel::State>>> got(4);
+  std::vector<std::thread> threads;
+  for (auto& out : got) {
+    threads.emplace_back([&] {
+      for (double r : rates) out.push_back(wb::solve_pool_qbd(24, stations, r));
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (std::size_t i = 0; i < rates.size(); ++i) {
+    REQUIRE(alone[i].has_value());
+    for (const auto& out : got) {
+      REQUIRE(out[i].has_value());
+      CHECK(same_bits(*out[i], *alone[i]));
+    }
+  }
 }
