@@ -56,6 +56,11 @@ void SshExecutorImpl::connect_locked() {
 }
 
 void SshExecutorImpl::ensure_connected_locked() {
+  // Take in whatever the connection has to say first (a close or reset while it was idle): a
+  // line written to a waiting shell is not answered like an exec request, so a connection that
+  // died while idle would only show once the command had been sent, and fail it instead of
+  // reconnecting. One poll without waiting.
+  if (alive_locked()) pump_locked(0);
   if (alive_locked()) return;
   drop_session_locked();
   connect_locked();
@@ -63,8 +68,8 @@ void SshExecutorImpl::ensure_connected_locked() {
 
 void SshExecutorImpl::drop_session_locked() noexcept {
   for (SshProcess* p : live_) p->connection_dropped();
-  if (next_channel_) next_channel_->release();  // freed with the session
-  next_channel_.reset();
+  for (auto& spare : spares_) spare.channel->release();  // freed with the session
+  spares_.clear();
   if (event_ != nullptr) {
     if (session_) ssh_event_remove_session(event_, session_.get());
     ssh_event_free(event_);
@@ -108,15 +113,12 @@ std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& co
   for (int attempt = 0;; ++attempt) {
     try {
       std::unique_ptr<ssh::Channel> channel;
-      if (use_waiting && next_channel_ && next_state_ != Spare::kOpening) {
+      if (use_waiting) {
         channel = take_waiting_locked(command_line);
         if (channel && waited != nullptr) *waited = true;
       }
       if (!channel) {
-        if (next_channel_ && next_state_ == Spare::kOpening) {
-          channel = std::move(next_channel_);
-          if (!channel->finish_open()) channel.reset();
-        }
+        channel = take_opened_locked();
         if (!channel) channel = open_channel_locked();
         if (channel->exec(command_line.c_str(), true) != 1) {
           ssh::throw_error(session_.get(), where_ + ": starting a command");
@@ -136,38 +138,62 @@ std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& co
 
 // A command on a fresh channel costs two round trips and sshd's fork of the session and start
 // of the login shell (~2 ms of ~3, bench/ssh/RESULTS.txt) before it runs. So as soon as a command
-// has its channel, the next command's channel is opened ahead and, once the server confirms it,
-// runs waiting_shell() (remote_command.hpp): all of that overlaps with this command and with the
-// caller's work, and the next command only writes its line. A refused or failed spare is dropped
-// and the next command opens its channel as before, meeting the same refusal it always would.
-// The spare takes one of the server's MaxSessions (default 10) while a command runs: with
-// MaxSessions 1 every spare is refused and each command opens its own channel after the last.
+// has its channel, channels for the next commands are opened ahead and, once the server confirms
+// them, run waiting_shell() (remote_command.hpp): all of that overlaps with this command and with
+// the caller's work, and the next command only writes its line. Two spares, so that commands run
+// back to back (a kill, then the next start) find a shell that had two commands' time to start
+// (one spare: 2.7-3.6 ms back to back at load ~1.7 on 2 cores; see bench/ssh/RESULTS.txt). A
+// refused or failed spare is dropped and the next command opens its channel as before, meeting
+// the same refusal it always would. Each spare takes one of the server's MaxSessions (default
+// 10): commands take spares first, so a spare never stands in a command's way.
 void SshExecutorImpl::open_ahead_locked() noexcept {
-  if (next_channel_ || !alive_locked()) return;
-  next_channel_ = ssh::Channel::open_ahead(session_.get());
-  next_state_ = Spare::kOpening;
+  const std::size_t want = options_.shell_ahead ? 2 : 1;
+  while (spares_.size() < want && alive_locked()) {
+    std::unique_ptr<ssh::Channel> channel = ssh::Channel::open_ahead(session_.get());
+    if (!channel) break;
+    spares_.push_back(Spare{std::move(channel), Spare::State::kOpening});
+  }
   advance_spare_locked();
 }
 
-// Moves the spare on without waiting: after each poll of the connection and when it is opened.
+// Moves the spares on without waiting: after each poll of the connection and when one is opened.
 void SshExecutorImpl::advance_spare_locked() noexcept {
-  if (!next_channel_ || !options_.shell_ahead || next_state_ == Spare::kWaiting) return;
-  if (next_state_ == Spare::kOpening) {
-    const int open = next_channel_->poll_open();
-    if (open < 0) next_channel_.reset();  // refused: the next command opens its own
-    if (open <= 0) return;
-    next_state_ = Spare::kStarting;
+  if (!options_.shell_ahead) return;
+  for (auto it = spares_.begin(); it != spares_.end();) {
+    Spare& spare = *it;
+    int progress = 1;
+    if (spare.state == Spare::State::kOpening) {
+      progress = spare.channel->poll_open();  // -1: refused, the next command opens its own
+      if (progress > 0) spare.state = Spare::State::kStarting;
+      if (progress > 0) progress = spare.channel->exec(waiting_shell().c_str(), false);
+    } else if (spare.state == Spare::State::kStarting) {
+      progress = spare.channel->exec(waiting_shell().c_str(), false);
+    }
+    if (progress > 0) spare.state = Spare::State::kWaiting;
+    it = progress < 0 ? spares_.erase(it) : std::next(it);
   }
-  const int started = next_channel_->exec(waiting_shell().c_str(), false);
-  if (started < 0) next_channel_.reset();
-  if (started > 0) next_state_ = Spare::kWaiting;
 }
 
-// The spare's waiting shell given command_line to run, or nullptr (spare dropped) if it cannot
-// take it: its exec refused, or its shell already gone (EOF, closed) or the write failed.
+// The oldest spare whose open was confirmed and nothing started on it (shell_ahead off), or
+// nullptr; a refused one is dropped.
+std::unique_ptr<ssh::Channel> SshExecutorImpl::take_opened_locked() {
+  while (!spares_.empty() && spares_.front().state == Spare::State::kOpening) {
+    std::unique_ptr<ssh::Channel> channel = std::move(spares_.front().channel);
+    spares_.pop_front();
+    if (channel->finish_open()) return channel;
+  }
+  return nullptr;
+}
+
+// The oldest spare's waiting shell given command_line to run, or nullptr if there is none that
+// can take it: the oldest spare is not yet running its shell (its exec not even sent), or its
+// exec was refused, its shell already gone (EOF, closed) or the write failed (that spare dropped).
 std::unique_ptr<ssh::Channel> SshExecutorImpl::take_waiting_locked(const std::string& command_line) {
-  std::unique_ptr<ssh::Channel> channel = std::move(next_channel_);
-  if (next_state_ == Spare::kStarting && channel->exec(waiting_shell().c_str(), true) != 1) return nullptr;
+  if (spares_.empty() || spares_.front().state == Spare::State::kOpening) return nullptr;
+  const bool starting = spares_.front().state == Spare::State::kStarting;
+  std::unique_ptr<ssh::Channel> channel = std::move(spares_.front().channel);
+  spares_.pop_front();
+  if (starting && channel->exec(waiting_shell().c_str(), true) != 1) return nullptr;
   ssh_channel ch = channel->get();
   if (ssh_channel_is_open(ch) == 0 || ssh_channel_is_eof(ch) != 0) return nullptr;
   const std::string input = waiting_shell_input(command_line);
@@ -364,9 +390,8 @@ void SshExecutorImpl::upload(const std::string& local_path, const std::string& r
     // opening another could meet the server's MaxSessions before the server has let go of the
     // closed one. A spare already running its waiting shell is closed (the shell exits at EOF)
     // and SFTP gets a channel of its own, whose open is retried while the server lets go.
-    std::unique_ptr<ssh::Channel> channel = std::move(next_channel_);
-    if (channel && next_state_ != Spare::kOpening) channel.reset();
-    if (channel && !channel->finish_open()) channel.reset();
+    std::unique_ptr<ssh::Channel> channel = take_opened_locked();
+    if (!channel && !spares_.empty()) spares_.pop_front();
     if (!channel) channel = open_channel_locked();
     ssh::Sftp sftp(session_.get(), std::move(channel));
     sftp_file file =

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -82,6 +83,7 @@ class SshExecutorImpl final : public SshExecutor {
   std::unique_ptr<ssh::Channel> exec_locked(const std::string& command_line, bool use_waiting = true,
                                             bool* waited = nullptr);
   std::unique_ptr<ssh::Channel> take_waiting_locked(const std::string& command_line);
+  std::unique_ptr<ssh::Channel> take_opened_locked();
   std::unique_ptr<ssh::Channel> open_channel_locked();
   void open_ahead_locked() noexcept;
   void advance_spare_locked() noexcept;
@@ -98,12 +100,16 @@ class SshExecutorImpl final : public SshExecutor {
   const SshOptions options_;
   const std::string where_;
   mutable std::mutex mutex_;
-  ssh::Session session_;                        // GUARDED_BY(mutex_)
-  ssh_event event_ = nullptr;                   // GUARDED_BY(mutex_): polls session_ only
-  std::unique_ptr<ssh::Channel> next_channel_;  // GUARDED_BY(mutex_): opened ahead on session_
-  // GUARDED_BY(mutex_): how far next_channel_ got: its open sent, the waiting shell's exec sent,
-  // the waiting shell running (accepted by the server).
-  enum class Spare { kOpening, kStarting, kWaiting } next_state_ = Spare::kOpening;
+  ssh::Session session_;       // GUARDED_BY(mutex_)
+  ssh_event event_ = nullptr;  // GUARDED_BY(mutex_): polls session_ only
+  // A channel opened ahead on session_, and how far it got: its open sent, the waiting shell's
+  // exec sent, the waiting shell running (accepted by the server).
+  struct Spare {
+    enum class State { kOpening, kStarting, kWaiting };
+    std::unique_ptr<ssh::Channel> channel;
+    State state = State::kOpening;
+  };
+  std::deque<Spare> spares_;                       // GUARDED_BY(mutex_): oldest (most advanced) first
   std::uint64_t generation_ = 0;                   // GUARDED_BY(mutex_): +1 per connection
   std::atomic<std::uint64_t> connections_{0};      // written with mutex_ held, read without
   std::set<SshProcess*> live_;                     // GUARDED_BY(mutex_): started, not yet finished

@@ -465,10 +465,11 @@ std::vector<pid_t> waiting_shells(const SshdFixture& sshd) {
   return shells;
 }
 
-std::vector<pid_t> wait_for_waiting_shells(const SshdFixture& sshd, bool present) {
+// Waits up to 5 s for exactly `count` waiting shells; returns those there are then.
+std::vector<pid_t> wait_for_waiting_shells(const SshdFixture& sshd, std::size_t count) {
   const auto until = std::chrono::steady_clock::now() + 5s;
   auto shells = waiting_shells(sshd);
-  while (shells.empty() == present && std::chrono::steady_clock::now() < until) {
+  while (shells.size() != count && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(20ms);
     shells = waiting_shells(sshd);
   }
@@ -477,28 +478,29 @@ std::vector<pid_t> wait_for_waiting_shells(const SshdFixture& sshd, bool present
 
 }  // namespace
 
-TEST_CASE("ssh: the next command's shell waits ahead, one killed on the host is replaced, none outlives us") {
+TEST_CASE(
+    "ssh: shells wait ahead for the next commands, are replaced when killed on the host, and none outlives us") {
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   CHECK(ex->run(sh("echo 1")).out == "1\n");
-  // A command long enough for the spare's open and exec to be answered while it runs.
+  // A command long enough for the spares' opens and execs to be answered while it runs.
   CHECK(ex->run(sh("sleep 0.3; echo 2")).out == "2\n");
-  std::vector<pid_t> shells = wait_for_waiting_shells(sshd, true);
-  REQUIRE(shells.size() == 1);
-  // Killed before its command comes: the command finds it gone (or sees it end without a word)
-  // and runs on a channel of its own — on the same connection.
-  REQUIRE(::kill(shells.front(), SIGKILL) == 0);
-  while (::kill(shells.front(), 0) == 0 && waiting_shells(sshd) == shells) std::this_thread::sleep_for(10ms);
+  std::vector<pid_t> shells = wait_for_waiting_shells(sshd, 2);
+  REQUIRE(shells.size() == 2);
+  // Killed before their commands come: a command finds its shell gone (or sees it end without a
+  // word) and runs on a channel of its own — on the same connection.
+  for (pid_t pid : shells) REQUIRE(::kill(pid, SIGKILL) == 0);
+  REQUIRE(wait_for_waiting_shells(sshd, 0).empty());
   const auto r = ex->run(sh("echo 3; echo err >&2; exit 4"));
   CHECK(r.out == "3\n");
   CHECK(r.err == "err\n");
   CHECK(r.exit_status == 4);
   CHECK(ex->run(sh("sleep 0.3; echo 5")).out == "5\n");
   CHECK(ex->connections() == 1);
-  // The executor gone, its waiting shell reads EOF and exits without running anything.
-  REQUIRE(wait_for_waiting_shells(sshd, true).size() == 1);
+  // The executor gone, its waiting shells read EOF and exit without running anything.
+  REQUIRE(wait_for_waiting_shells(sshd, 2).size() == 2);
   ex.reset();
-  CHECK(wait_for_waiting_shells(sshd, false).empty());
+  CHECK(wait_for_waiting_shells(sshd, 0).empty());
 }
 
 TEST_CASE("ssh: with shell_ahead off no shell waits ahead, and commands run the same") {
