@@ -14,11 +14,11 @@
 // deadline, or on Process::stop, a second channel runs `kill -TERM -PGID`, then `kill -KILL
 // -PGID` after the grace period. (sshd ignores SSH "signal" requests from root sessions, and
 // closing a channel without a pty leaves the remote process running, so neither is used.)
-// Latency: once a command has its channel, the channel for the next one is opened ahead and
-// runs a waiting shell (remote_command.hpp), so the next command only writes its line: the
+// Latency: once a command has its channel, channels for the next two are opened ahead and run
+// a waiting shell each (remote_command.hpp), so the next command only writes its line: the
 // round trips and sshd's start of the session and login shell overlap with this command and
-// the caller's work. The spare holds one of the server's MaxSessions; a refused one is simply
-// opened anew when needed. `shell_ahead = false` only opens the channel ahead.
+// the caller's work. Each spare holds one of the server's MaxSessions; a refused one is simply
+// opened anew when needed. `shell_ahead = false` only opens one channel ahead.
 //
 // Failure: connection loss during a command throws Error naming the host and the command. The
 // next call reconnects (with exponential backoff, `reconnect_attempts` tries) and first kills
