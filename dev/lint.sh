@@ -11,6 +11,16 @@ if [ "${1:-}" = "--fix" ]; then
 fi
 clang-format --dry-run --Werror "${files[@]}"
 echo "lint: clang-format ok (${#files[@]} files)"
+# ctest splits a test list at ';': a Catch2 test name holding one runs as several broken tests.
+# (perl: Debian's perl-base, always installed; the name may start on the line after TEST_CASE.)
+mapfile -t tests < <(git ls-files 'tests/*.cpp')
+bad=$(perl -0777 -ne 'while (/TEST_CASE\(\s*"([^"]*)"/g) { print "$ARGV: $1\n" if index($1, ";") >= 0 }' \
+  "${tests[@]}")
+if [ -n "$bad" ]; then
+  printf '%s\n' "$bad" >&2
+  echo "lint: a TEST_CASE name above contains ';', which ctest splits into several tests" >&2
+  exit 1
+fi
 cmake -S . -B build-lint -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DBUILD_TESTING=OFF >/dev/null
 mapfile -t sources < <(git ls-files 'core/*.cpp' 'policies/*.cpp' 'store/*.cpp' 'rsm/*.cpp' 'models/*.cpp' \
   'controller/*.cpp' 'harness/*.cpp' 'harness/sim/*.cpp')
