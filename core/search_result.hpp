@@ -24,6 +24,9 @@ struct TestLoad {
   MeanInterval ci;         // of the trials' mean response times, at the target confidence
   bool saturated = false;  // some trial counted as saturated whatever its response time
   Verdict verdict = Verdict::kInvalid;
+  // With scheduled looks (policies/search.hpp, judge_load): the peak may be claimed only at the
+  // looks from this trial count on, fixed before the load's first trial; 0 means from the first.
+  int first_claim_look = 0;
 };
 
 enum class SearchStatus {

@@ -21,14 +21,25 @@ struct VarianceObservation {
 // One observation per load with at least two trials of one runlength that did not saturate.
 std::vector<VarianceObservation> variance_observations(const std::vector<TestLoad>& loads);
 
+// What a new test load is planned with: its runlength, and the first look at which its peak may be
+// claimed (TestLoad::first_claim_look; 0: every scheduled look).
+struct RunPlan {
+  double runlength_s = 0;
+  int first_claim_look = 0;
+};
+
 // Chooses the runlength r of the trials of each new test load [003 §3.2, Alg. 2 Step 5]. Called by
 // run_search once per load, before its first trial; every trial of a load has the same r. Pure:
 // sees only the search's loads and the observations it was given.
 class RunlengthPolicy {
  public:
   virtual ~RunlengthPolicy() = default;
-  virtual double choose(double rate, const std::vector<TestLoad>& history, const PeakConfig& peak,
-                        const Target& target) = 0;
+  virtual RunPlan plan(double rate, const std::vector<TestLoad>& history, const PeakConfig& peak,
+                       const Target& target) = 0;
+  double choose(double rate, const std::vector<TestLoad>& history, const PeakConfig& peak,
+                const Target& target) {
+    return plan(rate, history, peak, target).runlength_s;
+  }
 };
 
 // "fixed": always peak.runlength_s. "adaptive": see runlength.cpp; `prior` is the testbed's

@@ -42,6 +42,15 @@ std::vector<int> accuracy_looks(const PeakConfig& p) {
   return looks;
 }
 
+std::vector<int> claim_looks_from(const std::vector<int>& looks, int first_claim_look) {
+  std::vector<int> out;
+  for (int n : looks) {
+    if (n >= first_claim_look) out.push_back(n);
+  }
+  if (out.empty()) out.push_back(looks.back());
+  return out;
+}
+
 Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   const PeakConfig& p = options.peak;
   const double c = options.target.confidence;
@@ -72,7 +81,14 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   std::vector<int> looks = accuracy_looks(p);
   int n = static_cast<int>(xs.size());
   if (std::find(looks.begin(), looks.end(), n) == looks.end()) return Verdict::kInvalid;
-  double ck = 1.0 - (1.0 - c) / static_cast<double>(looks.size());
+  // A claim is examined only at the looks from load.first_claim_look on (claim_looks), fixed before
+  // the load's first trial from what the search knew then (RunlengthPolicy::plan): a look at which
+  // the load's spread leaves no chance of an accurate CI would only dilute the others. K counts
+  // those looks alone; the looks before them may still end the load as below or above (below),
+  // which claims nothing.
+  std::vector<int> claim_looks = claim_looks_from(looks, load.first_claim_look);
+  const bool claim_look_here = std::find(claim_looks.begin(), claim_looks.end(), n) != claim_looks.end();
+  double ck = 1.0 - (1.0 - c) / static_cast<double>(claim_looks.size());
   MeanInterval claim = mean_interval(xs, ck);
   // [003 Alg. 2] claims the peak as soon as an accurate CI overlaps the region, so a load whose
   // mean lies just outside it is claimed too: on configs/sim.toml only 69-87% of the claimed λ*
@@ -85,9 +101,10 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   // widens the band to R_sat(1 ± (1 − a)): such a claim says no more than the target asked for.
   const double band = std::max(p.width, 1.0 - options.target.accuracy);
   const double band_lo = sat * (1 - band), band_hi = sat * (1 + band);
-  const double inside_confidence = 1.0 - 2.0 * (1.0 - c) / static_cast<double>(looks.size());
+  const double inside_confidence = 1.0 - 2.0 * (1.0 - c) / static_cast<double>(claim_looks.size());
   MeanInterval inside = mean_interval(xs, inside_confidence);
-  if (claim.accuracy() >= options.target.accuracy && inside.low >= band_lo && inside.high <= band_hi) {
+  if (claim_look_here && claim.accuracy() >= options.target.accuracy && inside.low >= band_lo &&
+      inside.high <= band_hi) {
     load.ci = claim;
     return Verdict::kPeak;
   }
@@ -237,9 +254,11 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       load.runlength_s = plan->runlength_s;
     else if (retry_runlength)
       load.runlength_s = *retry_runlength;
-    else if (runlength != nullptr)
-      load.runlength_s = runlength->choose(load.rate, result.loads, p, options.target);
-    else
+    else if (runlength != nullptr) {
+      RunPlan rp = runlength->plan(load.rate, result.loads, p, options.target);
+      load.runlength_s = rp.runlength_s;
+      load.first_claim_look = rp.first_claim_look;
+    } else
       load.runlength_s = p.runlength_s;
     std::size_t index = result.loads.size();
     for (;;) {
@@ -281,8 +300,9 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
         // after all: a claim needs precise trials, so the load starts over at a runlength of at
         // least runlength_s. The rough trials stay counted in the cost and in the store.
         load.trials.clear();
-        load.runlength_s =
-            std::max(p.runlength_s, runlength->choose(load.rate, result.loads, p, options.target));
+        RunPlan rp = runlength->plan(load.rate, result.loads, p, options.target);
+        load.runlength_s = std::max(p.runlength_s, rp.runlength_s);
+        load.first_claim_look = rp.first_claim_look;
         continue;
       }
       if (static_cast<int>(load.trials.size()) >= p.max_trials) break;

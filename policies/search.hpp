@@ -36,6 +36,10 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options);
 // options.peak.sequential is "bonferroni": peak_min_trials, then growing by look_growth.
 std::vector<int> accuracy_looks(const PeakConfig& peak);
 
+// The looks at which a claim is examined: those of `looks` from first_claim_look on (the last look
+// when none is).
+std::vector<int> claim_looks_from(const std::vector<int>& looks, int first_claim_look);
+
 // [003 Alg. 2] Searches for the peak rate of `sample`. Runs trials through `runner` only; never
 // sleeps, reads clocks or touches processes. A runner Error is retried once, then the search
 // stops with status kFailed. Interrupted propagates. `runlength` chooses r per load (Step 5);

@@ -2,6 +2,8 @@
 // precise ones at it [003 §3.2, Fig. 6].
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "harness/sim/sim_testbed.hpp"
@@ -88,4 +90,59 @@ TEST_CASE("adaptive runlength never claims the peak from short trials, and finds
   // The cost comparison is the benchmark's business (bench/policies); shown here for the log.
   WARN("model-safe total cost: fixed r " << fixed << " s, adaptive r " << adaptive << " s");
   CHECK(found_adaptive >= found_fixed - 1);
+}
+
+namespace {
+
+// A load of `n` trials of runlength r whose means alternate m ± d (overhead 30 s per trial).
+TestLoad scripted_load(double rate, double m, double d, double r, int n, const SearchOptions& o) {
+  TestLoad l;
+  l.rate = rate;
+  l.runlength_s = r;
+  for (int i = 0; i < n; ++i) {
+    TrialResult t;
+    t.sent = t.completed = 1000;
+    t.runlength_s = r;
+    t.cost_s = r + 30;
+    t.mean_ms = m + (i % 2 == 0 ? d : -d);
+    l.trials.push_back(t);
+  }
+  l.verdict = judge_load(l, o);
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("adaptive runlength plans a near-peak load's claims from the look its spread allows") {
+  SearchOptions o;
+  o.peak.r_sat_ms = 40;
+  o.peak.width = 0.1;
+  o.peak.runlength_s = 60;
+  o.peak.max_trials = 30;
+  o.target = Target::parse("95/90");
+  const std::vector<int> looks = accuracy_looks(o.peak);
+  // R = 1/(a − bλ) through 20 ms at 50/s and 30 ms at 100/s: R_sat = 40 ms at 125/s.
+  auto history = [&](double d_at_30ms) {
+    return std::vector<TestLoad>{scripted_load(50, 20, d_at_30ms / 8, 60, 5, o),
+                                 scripted_load(100, 30, d_at_30ms, 60, 5, o)};
+  };
+  int previous = 0;
+  for (double d : {0.2, 1.0, 2.0, 4.0}) {  // ever noisier trials
+    auto policy = make_runlength_policy("adaptive");
+    auto h = history(d);
+    RunPlan near = policy->plan(125, h, o.peak, o.target);
+    INFO("spread ±" << d << " ms at 30 ms: r = " << near.runlength_s << " s, claims from "
+                    << near.first_claim_look);
+    CHECK(near.runlength_s == policy->choose(125, h, o.peak, o.target));
+    CHECK(near.runlength_s >= o.peak.runlength_s);
+    CHECK(std::find(looks.begin(), looks.end(), near.first_claim_look) != looks.end());
+    CHECK(near.first_claim_look >= previous);  // more noise never claims earlier
+    previous = near.first_claim_look;
+    // A load predicted far below the region ends as below, never as a claim: no claim looks planned.
+    CHECK(policy->plan(60, h, o.peak, o.target).first_claim_look == 0);
+  }
+  CHECK(previous > looks.front());  // the noisiest history leaves the first looks out
+  // Without observations there is nothing to plan from: every look examines the claim.
+  CHECK(make_runlength_policy("adaptive")->plan(125, {}, o.peak, o.target).first_claim_look == 0);
+  CHECK(make_runlength_policy("fixed")->plan(125, history(4.0), o.peak, o.target).first_claim_look == 0);
 }

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/stats.hpp"
+#include "policies/runlength.hpp"
 #include "policies/search.hpp"
 
 using namespace wb;
@@ -269,4 +271,69 @@ TEST_CASE("a bracket that collapses without a claim measures its best load again
     CHECK(found >= 4);
     CHECK(rescued >= 2);  // without the second measurement these searches end not found
   }
+}
+
+TEST_CASE("a load claims only at the looks from its first claim look, each at 1-(1-c)/K for those K looks") {
+  auto o = options();
+  o.peak.max_trials = 30;
+  const std::vector<int> looks = accuracy_looks(o.peak);
+  REQUIRE(looks == std::vector<int>{3, 5, 8, 12, 18, 27});
+  CHECK(claim_looks_from(looks, 0) == looks);
+  CHECK(claim_looks_from(looks, 8) == std::vector<int>{8, 12, 18, 27});
+  CHECK(claim_looks_from(looks, 9) == std::vector<int>{12, 18, 27});
+  CHECK(claim_looks_from(looks, 40) == std::vector<int>{27});  // none left: the last look
+
+  // Trials 40 ± 0.2 ms: accurate and inside the region from the first look.
+  auto load_with = [](int trials, int first_claim_look) {
+    TestLoad l;
+    l.rate = 100;
+    l.runlength_s = 60;
+    l.first_claim_look = first_claim_look;
+    for (int i = 0; i < trials; ++i) {
+      TrialResult t;
+      t.sent = t.completed = 1000;
+      t.mean_ms = 40 + (i % 2 == 0 ? 0.2 : -0.2);
+      l.trials.push_back(t);
+    }
+    return l;
+  };
+  TestLoad all = load_with(3, 0);
+  CHECK(judge_load(all, o) == Verdict::kPeak);
+  // Claims from the third look on: at three trials the load goes on (a look, but not a claim one)...
+  TestLoad late = load_with(3, 8);
+  CHECK(judge_load(late, o) == Verdict::kInvalid);
+  late = load_with(5, 8);
+  CHECK(judge_load(late, o) == Verdict::kInvalid);
+  // ... and is claimed at eight, with the CI at 1-(1-c)/4 for the four claim looks left.
+  late = load_with(8, 8);
+  REQUIRE(judge_load(late, o) == Verdict::kPeak);
+  std::vector<double> xs;
+  for (const auto& t : late.trials) xs.push_back(t.mean_ms);
+  MeanInterval expected = mean_interval(xs, 1 - 0.05 / 4);
+  CHECK(late.ci.low == Approx(expected.low));
+  CHECK(late.ci.high == Approx(expected.high));
+  // Before the claim looks, a mean outside the band still ends the load at a look (no claim).
+  TestLoad off = load_with(3, 8);
+  for (auto& t : off.trials) t.mean_ms += 6;  // 46 ms
+  CHECK(judge_load(off, o) == Verdict::kAbove);
+}
+
+TEST_CASE("run_search gives each load the first claim look its runlength policy planned") {
+  // A policy that plans every load for claims from the third look (8 trials).
+  class LateClaims final : public RunlengthPolicy {
+   public:
+    RunPlan plan(double, const std::vector<TestLoad>&, const PeakConfig& peak, const Target&) override {
+      return {peak.runlength_s, 8};
+    }
+  };
+  ScriptedRunner r;
+  r.response = curve;  // ±1% noise: claimable at the first look, but claims start at eight
+  auto o = options();
+  o.peak.max_trials = 30;
+  auto picker = make_picker("binsearch", o.peak, 150);
+  LateClaims policy;
+  auto res = run_search(Sample(), o, *picker, r, nullptr, &policy);
+  REQUIRE(res.status == SearchStatus::kFound);
+  for (const auto& l : res.loads) CHECK(l.first_claim_look == 8);
+  CHECK(res.loads.back().trials.size() == 8);
 }
