@@ -14,18 +14,23 @@
 //
 // Oracle: knows the true λ* of each sample (sim::compute_truth, long runs) and only runs the final
 // confirmation there — trials until judge_load() claims the peak with the same sequential rule —
-// at the best fixed runlength for that sample among 30, 60, 120, 240 s (the sweet spot, known in advance).
+// at the best fixed runlength for that sample among 30, 60, 120, 240 s and the best first claim
+// look among the scheduled ones (TestLoad::first_claim_look), both known in advance.
 //
 // Coverage: the fraction of searches whose λ* lies in the true peak-rate region
 // [λ(R_sat(1-s)), λ(R_sat(1+s))]; not-found searches count as misses. Interval coverage: the
 // fraction whose reported [peak_low, peak_high] contains the true λ*.
 //
 // Usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] [--no-curve]
-//                       [--breakdown]
+//                       [--breakdown] [--side-detail] [--policies P,Q]
 //   --config F: another variant of configs/sim.toml (same factors), e.g. other [peak] settings.
 //   defaults: 20 seeds, 20 for the strawman, 5 for the cost-vs-target curve, 1 thread.
 //   --breakdown: per search, the cost on the claimed load, on loads judged above/below and on
 //   discarded rough trials, side loads and their trials, and the first load's distance from λ*.
+//   --side-detail: side loads by their distance from the true λ* (in region half-widths) and how
+//   they were decided; the trial counts at which peaks were claimed; the oracle's r and first claim
+//   look per sample.
+//   --policies P,Q: only these pickers (quick comparisons; the ÷strawman column is then 0).
 //   Truths are cached in <build>/bench_policies_truths.txt.
 #include <fmt/format.h>
 
@@ -79,6 +84,20 @@ struct Outcome {
   double cost_peak = 0, cost_side = 0, cost_restart = 0;
   int side_loads = 0, side_trials = 0, peak_trials = 0;
   double start_distance = 0;  // |first load − true λ*| / true λ*
+  // --side-detail: each side load, placed against the true region and the way it was decided.
+  struct Side {
+    double z = 0;           // (rate − true λ*) / the region's half-width in rate
+    int trials = 0;         // trials judged (after a restart, those at the longer runlength)
+    double cost = 0;        // its trials' cost, s
+    double runlength = 0;   // r of its judged trials
+    bool evidence = false;  // CI at the target confidence wholly outside the region, or saturated
+    bool first = false;     // the search's first load
+    double mean = 0, low = 0, high = 0;  // its CI at the target confidence, ms
+    bool claimed_after = false;          // the search found a peak afterwards
+  };
+  std::vector<Side> sides;
+  int claim_trials = 0;  // trials of the claimed load, 0 when not found
+  double claim_runlength = 0;
 };
 
 std::vector<Sample> all_samples(const Config& c) {
@@ -169,9 +188,23 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
       for (const auto& tr : l.trials) lc += tr.cost_s;
       in_loads += lc;
       if (l.verdict == Verdict::kPeak) {
+        o.claim_trials = static_cast<int>(l.trials.size());
+        o.claim_runlength = l.runlength_s;
         o.cost_peak += lc, o.peak_trials += static_cast<int>(l.trials.size());
       } else {
         o.cost_side += lc, o.side_trials += static_cast<int>(l.trials.size()), ++o.side_loads;
+        Outcome::Side sd;
+        double half = (t.region_high - t.region_low) / 2;
+        sd.z = half > 0 ? (l.rate - t.peak_rate) / half : 0;
+        sd.trials = static_cast<int>(l.trials.size());
+        sd.cost = lc;
+        sd.runlength = l.runlength_s;
+        const double sat = c.peak().r_sat_ms, w = c.peak().width;
+        sd.evidence = l.saturated || l.ci.low > sat * (1 + w) || l.ci.high < sat * (1 - w);
+        sd.first = &l == &r.loads.front();
+        sd.mean = l.ci.mean, sd.low = l.ci.low, sd.high = l.ci.high;
+        sd.claimed_after = r.status == SearchStatus::kFound;
+        o.sides.push_back(sd);
       }
     }
     o.cost_restart = r.cost_s - in_loads;
@@ -185,21 +218,30 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
   return out;
 }
 
-// The confirmation alone at the true λ*, at runlength r.
-double oracle_cost(const Config& c, const Sample& s, double rate, double r, const Target& target, int seed) {
+// The confirmation alone at the true λ*, at runlength r, for each first claim look in `firsts`
+// (TestLoad::first_claim_look; 0: every look): one sequence of trials, judged under each schedule.
+std::vector<double> oracle_costs(const Config& c, const Sample& s, double rate, double r,
+                                 const Target& target, int seed, const std::vector<int>& firsts) {
   sim::SimulatedTestbed testbed(*c.sim(), seed_value(seed) ^ 0x5eed);
   SearchOptions options{c.peak(), target};
-  TestLoad load;
-  load.rate = rate;
-  load.runlength_s = r;
-  double cost = 0;
-  for (std::uint64_t i = 0;; ++i) {
+  std::vector<TestLoad> loads(firsts.size());
+  std::vector<double> cost(firsts.size(), -1);
+  for (std::size_t k = 0; k < firsts.size(); ++k) {
+    loads[k].rate = rate, loads[k].runlength_s = r, loads[k].first_claim_look = firsts[k];
+  }
+  double spent = 0;
+  std::size_t open = firsts.size();
+  for (std::uint64_t i = 0; open > 0; ++i) {
     TrialResult t = testbed.run(s, rate, r, i);
-    cost += t.cost_s;
-    load.trials.push_back(t);
-    if (static_cast<int>(load.trials.size()) < c.peak().min_trials) continue;
-    if (judge_load(load, options) == Verdict::kPeak) break;
-    if (static_cast<int>(load.trials.size()) >= c.peak().max_trials) break;
+    spent += t.cost_s;
+    for (std::size_t k = 0; k < firsts.size(); ++k) {
+      if (cost[k] >= 0) continue;
+      TestLoad& load = loads[k];
+      load.trials.push_back(t);
+      int n = static_cast<int>(load.trials.size());
+      if (n < c.peak().min_trials) continue;
+      if (judge_load(load, options) == Verdict::kPeak || n >= c.peak().max_trials) cost[k] = spent, --open;
+    }
   }
   return cost;
 }
@@ -226,7 +268,8 @@ double median(std::vector<double> xs) {
 
 int main(int argc, char** argv) {
   int seeds = 20, strawman_seeds = 20, curve_seeds = 5, threads = 1;
-  bool curve = true, breakdown = false;
+  bool curve = true, breakdown = false, side_detail = false;
+  std::vector<std::string> only;  // --policies: run only these pickers (quick A/B)
   std::string config_path = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
@@ -244,10 +287,15 @@ int main(int argc, char** argv) {
       curve = false;
     else if (std::strcmp(argv[i], "--breakdown") == 0)
       breakdown = true;
-    else {
+    else if (std::strcmp(argv[i], "--side-detail") == 0)
+      side_detail = true;
+    else if (arg("--policies")) {
+      std::stringstream list(argv[++i]);
+      for (std::string name; std::getline(list, name, ',');) only.push_back(name);
+    } else {
       fmt::print(stderr,
                  "usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] "
-                 "[--no-curve] [--breakdown] [--config F]\n");
+                 "[--no-curve] [--breakdown] [--side-detail] [--config F] [--policies P,Q]\n");
       return 2;
     }
   }
@@ -283,6 +331,11 @@ int main(int argc, char** argv) {
   }
   // [003 §3.7]'s plain seed (the nearest sample's λ* as it is), for comparison with the default.
   for (const char* p : {"binsearch", "model", "model-safe"}) variants.push_back({p, "adaptive", true, false});
+  if (!only.empty()) {
+    std::erase_if(variants, [&](const Variant& v) {
+      return std::find(only.begin(), only.end(), v.policy) == only.end();
+    });
+  }
   struct Job {
     std::size_t variant;
     int seed;
@@ -301,18 +354,32 @@ int main(int argc, char** argv) {
         run_tour(c, tour, truths, expected, variants[j.variant], target, j.seed);
   });
 
-  // Oracle: per sample, the best fixed runlength's mean confirmation cost over seeds.
+  // Oracle: per sample, the best fixed runlength and first claim look (known in advance, as the
+  // sweet spot is), by mean confirmation cost over seeds.
   const std::vector<double> grid{30, 60, 120, 240};
+  std::vector<int> firsts{0};
+  {
+    std::vector<int> looks = accuracy_looks(c.peak());
+    for (std::size_t i = 1; i < looks.size(); ++i) firsts.push_back(looks[i]);
+  }
   std::vector<double> oracle(tour.size());
   std::vector<double> oracle_r(tour.size());
+  std::vector<int> oracle_first(tour.size());
   parallel_for(static_cast<int>(tour.size()), threads, [&](int k) {
     const Sample& s = tour[static_cast<std::size_t>(k)];
     double best = 1e300;
     for (double r : grid) {
-      double sum = 0;
-      for (int seed = 1; seed <= seeds; ++seed)
-        sum += oracle_cost(c, s, truths.at(s.key()).peak_rate, r, target, seed);
-      if (sum / seeds < best) best = sum / seeds, oracle_r[static_cast<std::size_t>(k)] = r;
+      std::vector<double> sum(firsts.size());
+      for (int seed = 1; seed <= seeds; ++seed) {
+        auto costs = oracle_costs(c, s, truths.at(s.key()).peak_rate, r, target, seed, firsts);
+        for (std::size_t f = 0; f < firsts.size(); ++f) sum[f] += costs[f];
+      }
+      for (std::size_t f = 0; f < firsts.size(); ++f) {
+        if (sum[f] / seeds < best) {
+          best = sum[f] / seeds, oracle_r[static_cast<std::size_t>(k)] = r;
+          oracle_first[static_cast<std::size_t>(k)] = firsts[f];
+        }
+      }
     }
     oracle[static_cast<std::size_t>(k)] = best;
   });
@@ -345,7 +412,8 @@ int main(int argc, char** argv) {
   fmt::print("\nTotal cost of mapping the 32-sample surface (mean over seeds) [003 Fig. 8]\n");
   fmt::print("{:<28} {:>9} {:>11} {:>9} {:>10} {:>7} {:>9} {:>10} {:>7}\n", "policy", "hours", "normalized",
              "÷oracle", "÷strawman", "found", "coverage", "λ*-interval", "loads");
-  double straw = rows[0].mean_total;
+  // Without the strawman (--policies), ÷strawman is left at 0.
+  double straw = variants.front().policy == "strawman" ? rows[0].mean_total : 1e300;
   for (std::size_t v = 0; v < variants.size(); ++v) {
     const Row& r = rows[v];
     fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f} {:>6.1f}% {:>8.1f}% {:>10.1f}% {:>7.1f}\n",
@@ -354,6 +422,73 @@ int main(int argc, char** argv) {
   }
   fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f}\n", "oracle (confirmation only)",
              oracle_total / 3600, oracle_total / cheapest, 1.0, oracle_total / straw);
+
+  if (side_detail) {
+    // Side loads by where they lie against the true region (z: distance from λ* in region
+    // half-widths) and how they were decided; per search, mean over the variant's searches.
+    fmt::print(
+        "\nSide loads by distance from λ* (z = (λ − λ*)/region half-width): loads/search, trials/load, "
+        "hours/search, % decided by evidence (CI at c outside the region), % first loads\n");
+    const std::vector<std::pair<double, double>> bins{{-1e300, -10}, {-10, -4}, {-4, -2}, {-2, -1},   {-1, 1},
+                                                      {1, 2},        {2, 4},    {4, 10},  {10, 1e300}};
+    fmt::print("{:<28}", "policy");
+    for (const auto& [a, b] : bins) {
+      fmt::print(" {:>22}", a < -1e299
+                                ? fmt::format("z<{:g}", b)
+                                : (b > 1e299 ? fmt::format("z>{:g}", a) : fmt::format("[{:g},{:g}]", a, b)));
+    }
+    fmt::print("\n");
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      int n = variants[v].policy == "strawman" ? strawman_seeds : seeds;
+      double searches = 0;
+      std::vector<double> cnt(bins.size()), tr(bins.size()), cost(bins.size()), ev(bins.size()),
+          fi(bins.size());
+      for (int s = 0; s < n; ++s) {
+        for (const auto& o : outcomes[v][static_cast<std::size_t>(s)]) {
+          searches += 1;
+          for (const auto& sd : o.sides) {
+            for (std::size_t b = 0; b < bins.size(); ++b) {
+              if (sd.z < bins[b].first || sd.z >= bins[b].second) continue;
+              cnt[b] += 1, tr[b] += sd.trials, cost[b] += sd.cost, ev[b] += sd.evidence, fi[b] += sd.first;
+            }
+          }
+        }
+      }
+      fmt::print("{:<28}", variants[v].label());
+      for (std::size_t b = 0; b < bins.size(); ++b) {
+        if (cnt[b] == 0) {
+          fmt::print(" {:>22}", "-");
+          continue;
+        }
+        fmt::print(" {:>22}",
+                   fmt::format("{:.2f} {:.1f} {:.3f} {:.0f}% {:.0f}%", cnt[b] / searches, tr[b] / cnt[b],
+                               cost[b] / searches / 3600, 100 * ev[b] / cnt[b], 100 * fi[b] / cnt[b]));
+      }
+      fmt::print("\n");
+    }
+  }
+
+  if (side_detail) {
+    fmt::print("\nOracle's runlength and first claim look per sample:");
+    for (std::size_t k = 0; k < tour.size(); ++k) fmt::print(" {:g}/{}", oracle_r[k], oracle_first[k]);
+    fmt::print("\n");
+    fmt::print("\nClaims by the claimed load's trial count (% of found searches)\n");
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      int n = variants[v].policy == "strawman" ? strawman_seeds : seeds;
+      std::map<int, int> at;
+      int found = 0;
+      double rl = 0;
+      for (int s = 0; s < n; ++s) {
+        for (const auto& o : outcomes[v][static_cast<std::size_t>(s)]) {
+          if (o.claim_trials > 0) ++at[o.claim_trials], ++found, rl += o.claim_runlength;
+        }
+      }
+      fmt::print("{:<28}", variants[v].label());
+      for (const auto& [k, cnt] : at) fmt::print(" {}:{:.1f}%", k, 100.0 * cnt / std::max(found, 1));
+      fmt::print("  mean r {:.0f} s", rl / std::max(found, 1));
+      fmt::print("\n");
+    }
+  }
 
   if (breakdown) {
     // Where a search's cost goes beyond the oracle's confirmation (per search, mean over searches).
@@ -388,7 +523,11 @@ int main(int argc, char** argv) {
     }
     return std::size_t{0};
   };
+  auto present = [&](const std::string& p) {
+    return std::any_of(variants.begin(), variants.end(), [&](const Variant& v) { return v.policy == p; });
+  };
   for (bool seeding : {false, true}) {
+    if (!present("binsearch") || !present("model-safe") || !present("model")) break;
     std::size_t b = idx("binsearch", "adaptive", seeding), ms = idx("model-safe", "adaptive", seeding),
                 m = idx("model", "adaptive", seeding);
     fmt::print("\nPer sample{}: median cost (h) over seeds; model: searches not found / max cost\n",
