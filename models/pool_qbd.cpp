@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <list>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "core/error.hpp"
 
@@ -116,7 +118,14 @@ struct QbdKey {
   double arrival_rate = 0;  // validated > 0, so never NaN
   std::size_t max_phases = 0;
 
-  auto operator<=>(const QbdKey&) const = default;
+  bool operator<(const QbdKey& o) const {
+    auto fields = [](const PoolStation& s) { return std::tie(s.service, s.servers, s.visits); };
+    auto station_less = [&](const PoolStation& a, const PoolStation& b) { return fields(a) < fields(b); };
+    if (std::tie(tokens, arrival_rate, max_phases) != std::tie(o.tokens, o.arrival_rate, o.max_phases))
+      return std::tie(tokens, arrival_rate, max_phases) < std::tie(o.tokens, o.arrival_rate, o.max_phases);
+    return std::lexicographical_compare(stations.begin(), stations.end(), o.stations.begin(),
+                                        o.stations.end(), station_less);
+  }
 };
 
 // Least-recently-used memo of solutions. A hit moves the entry to the front; an insert beyond

@@ -16,7 +16,6 @@
 // Cost grows with the phases C(N_P + K − 1, K − 1) (K inner stations): solve_pool_qbd() declines
 // (returns nullopt) above `max_phases`, and the caller falls back to the flow-equivalent server.
 // Pure function; throws wb::Error for invalid input.
-#include <compare>
 #include <optional>
 #include <vector>
 
@@ -28,8 +27,6 @@ struct PoolStation {
   double service = 0;  // mean service time per visit, ms (> 0)
   int servers = 1;     // >= 1; 0 = a delay station (no queueing)
   double visits = 1;   // mean visits per request (> 0)
-
-  auto operator<=>(const PoolStation&) const = default;
 };
 
 // Steady state at arrival rate λ (per ms, all requests, including any that skip the pool).
