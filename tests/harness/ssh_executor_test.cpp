@@ -479,7 +479,8 @@ std::vector<pid_t> wait_for_waiting_shells(const SshdFixture& sshd, std::size_t 
 }  // namespace
 
 TEST_CASE(
-    "ssh: shells wait ahead for the next commands, are replaced when killed on the host, and none outlives us") {
+    "ssh: shells wait ahead for the next commands, are replaced when killed on the host, and none outlives "
+    "us") {
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   CHECK(ex->run(sh("echo 1")).out == "1\n");

@@ -163,7 +163,8 @@ TEST_CASE("hosts check on configs/demo.toml: a local generator program that cann
   fs::remove_all(bin);
 }
 
-TEST_CASE("hosts check: shell_ahead = false still reaches the SSH host, and a bad value is named with exit 2") {
+TEST_CASE(
+    "hosts check: shell_ahead = false still reaches the SSH host, and a bad value is named with exit 2") {
   wb::test::SshdFixture sshd;
   fs::path dir = wb::test::fresh_dir("hosts_shell_ahead");
   std::string config = demo_ssh_copy(sshd, dir, sshd.client_key(), sshd.known_hosts());
