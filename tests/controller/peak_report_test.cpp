@@ -24,6 +24,20 @@ TrialResult trial(double rate, std::uint64_t completed, double mean_ms) {
   return t;
 }
 
+// A load judged above because its trials saturated; its CI over their means at 95%.
+TestLoad saturated_load(double rate, std::vector<TrialResult> trials) {
+  TestLoad l;
+  l.rate = rate;
+  l.runlength_s = 60;
+  std::vector<double> means;
+  for (const auto& t : trials) means.push_back(t.mean_ms);
+  l.ci = mean_interval(means, 0.95);
+  l.trials = std::move(trials);
+  l.saturated = true;
+  l.verdict = Verdict::kAbove;
+  return l;
+}
+
 }  // namespace
 
 TEST_CASE("peak report: a load at which no request completed has no mean and no CI, text and JSON") {
@@ -31,20 +45,10 @@ TEST_CASE("peak report: a load at which no request completed has no mean and no 
   SearchResult s;
   s.status = SearchStatus::kNotFound;
   s.message = "the load bracket collapsed";
-  TestLoad stalled;  // every request timed out: the trials' mean of 0 ms means nothing
-  stalled.rate = 500;
-  stalled.runlength_s = 60;
-  stalled.trials = {trial(500, 0, 0.0), trial(500, 0, 0.0)};
-  stalled.ci = mean_interval(std::vector<double>{0.0, 0.0}, 0.95);
-  stalled.saturated = true;
-  stalled.verdict = Verdict::kAbove;
-  TestLoad slow;  // saturated too, but its completed requests have a response time
-  slow.rate = 300;
-  slow.runlength_s = 60;
-  slow.trials = {trial(300, 9000, 41.0), trial(300, 9100, 43.0)};
-  slow.ci = mean_interval(std::vector<double>{41.0, 43.0}, 0.95);
-  slow.saturated = true;
-  slow.verdict = Verdict::kAbove;
+  // Every request timed out: the trials' mean of 0 ms means nothing.
+  TestLoad stalled = saturated_load(500, {trial(500, 0, 0.0), trial(500, 0, 0.0)});
+  // Saturated too, but its completed requests have a response time.
+  TestLoad slow = saturated_load(300, {trial(300, 9000, 41.0), trial(300, 9100, 43.0)});
   s.loads = {stalled, slow};
   s.trials = 4;
   s.cost_s = 280;
