@@ -1,0 +1,31 @@
+#pragma once
+// Test helper: SshExecutor options for the fixture's sshd, and a command run by /bin/sh.
+#include <chrono>
+#include <string>
+
+#include "harness/executor.hpp"
+#include "harness/ssh_executor.hpp"
+#include "sshd_fixture.hpp"
+
+namespace wb::test {
+
+inline wb::SshOptions options_for(const SshdFixture& sshd) {
+  using namespace std::chrono_literals;
+  wb::SshOptions o;
+  o.host = sshd.host();
+  o.port = sshd.port();
+  o.user = sshd.user();
+  o.identity_file = sshd.client_key();
+  o.known_hosts_file = sshd.known_hosts();
+  o.global_known_hosts_file = "";  // hermetic: only the fixture's file
+  o.kill_grace = 300ms;
+  o.reconnect_backoff = 50ms;
+  return o;
+}
+
+inline wb::CommandSpec sh(const std::string& script,
+                          std::chrono::milliseconds deadline = std::chrono::seconds(20)) {
+  return {{"/bin/sh", "-c", script}, {}, {}, deadline};
+}
+
+}  // namespace wb::test
