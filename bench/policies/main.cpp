@@ -35,236 +35,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "controller/expectation.hpp"
 #include "core/config.hpp"
-#include "harness/sim/random.hpp"
-#include "harness/sim/sim_testbed.hpp"
 #include "harness/sim/truth.hpp"
 #include "policies/runlength.hpp"
 #include "policies/search.hpp"
 #include "policies/seeding.hpp"
+#include "tour.hpp"
 
 using namespace wb;
-
-namespace {
-
-struct Variant {
-  std::string policy;
-  std::string runlength;
-  bool seeding;
-  bool model_seed = true;  // seeding carries the neighbour's λ* by the expectation model's ratio
-  std::string label() const {
-    std::string l = policy;
-    if (policy != "strawman" && runlength == "fixed") l += " (fixed r)";
-    if (!seeding) return l;
-    return l + (model_seed ? " +seeding" : " +nearest seed");
-  }
-};
-
-struct Outcome {
-  double cost = 0;
-  bool found = false;
-  bool in_region = false;
-  bool interval_covers = false;
-  int loads = 0;
-  // Where the cost went (--breakdown): the claimed load's trials, loads judged above or below, and
-  // rough trials discarded when a load restarted at a longer runlength.
-  double cost_peak = 0, cost_side = 0, cost_restart = 0;
-  int side_loads = 0, side_trials = 0, peak_trials = 0;
-  double start_distance = 0;  // |first load − true λ*| / true λ*
-  // --side-detail: each side load, placed against the true region and the way it was decided.
-  struct Side {
-    double z = 0;           // (rate − true λ*) / the region's half-width in rate
-    int trials = 0;         // trials judged (after a restart, those at the longer runlength)
-    double cost = 0;        // its trials' cost, s
-    double runlength = 0;   // r of its judged trials
-    bool evidence = false;  // CI at the target confidence wholly outside the region, or saturated
-    bool first = false;     // the search's first load
-    double mean = 0, low = 0, high = 0;  // its CI at the target confidence, ms
-    bool claimed_after = false;          // the search found a peak afterwards
-  };
-  std::vector<Side> sides;
-  int claim_trials = 0;  // trials of the claimed load, 0 when not found
-  double claim_runlength = 0;
-};
-
-std::vector<Sample> all_samples(const Config& c) {
-  std::vector<Sample> out;
-  for (const auto& d : c.factor("disks")->levels) {
-    for (const auto& t : c.factor("threads")->levels) out.push_back(c.sample("disks=" + d + ",threads=" + t));
-  }
-  return out;
-}
-
-std::vector<Sample> nearest_neighbour_tour(std::vector<Sample> rest, const std::vector<Factor>& factors) {
-  std::vector<Sample> tour{rest.front()};
-  rest.erase(rest.begin());
-  while (!rest.empty()) {
-    auto best = rest.begin();
-    double bd = 1e300;
-    for (auto it = rest.begin(); it != rest.end(); ++it) {
-      double d = sample_distance(tour.back(), *it, factors);
-      if (d < bd) bd = d, best = it;
-    }
-    tour.push_back(*best);
-    rest.erase(best);
-  }
-  return tour;
-}
-
-std::map<std::string, sim::Truth> load_truths(const Config& c, const std::vector<Sample>& samples) {
-  std::ifstream in(c.file());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string hash = fmt::format("{:016x}", sim::hash_text(ss.str()));
-  std::string path = std::string(WB_BINARY_DIR) + "/bench_policies_truths.txt";
-  std::map<std::string, sim::Truth> truths;
-  {
-    std::ifstream cache(path);
-    std::string h, key;
-    sim::Truth t;
-    while (cache >> h >> key >> t.peak_rate >> t.region_low >> t.region_high) {
-      if (h == hash) truths[key] = t;
-    }
-  }
-  bool added = false;
-  for (const auto& s : samples) {
-    if (truths.count(s.key())) continue;
-    truths[s.key()] = sim::compute_truth(*c.sim(), s, c.peak().r_sat_ms, c.peak().width);
-    added = true;
-  }
-  if (added) {
-    std::ofstream out(path);
-    for (const auto& [k, t] : truths)
-      out << fmt::format("{} {} {} {} {}\n", hash, k, t.peak_rate, t.region_low, t.region_high);
-  }
-  return truths;
-}
-
-std::uint64_t seed_value(int seed) { return static_cast<std::uint64_t>(seed) * 7919 + 17; }
-
-// One mapping of the surface by one variant.
-std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
-                              const std::map<std::string, sim::Truth>& truths, const ExpectedPeak& expected,
-                              const Variant& v, const Target& target, int seed) {
-  sim::SimulatedTestbed testbed(*c.sim(), seed_value(seed));
-  SearchOptions options{c.peak(), target};
-  std::vector<PastPeak> past;
-  std::vector<VarianceObservation> prior;
-  std::vector<Outcome> out;
-  for (const auto& s : tour) {
-    double start = c.peak().start_rate;
-    bool seeded = false;
-    if (v.seeding) {
-      ExpectedPeak none;
-      if (auto seed_choice = choose_seed(s, past, c.factors(), v.model_seed ? expected : none))
-        start = seed_choice->rate, seeded = true;
-    }
-    auto picker = make_picker(v.policy, c.peak(), start, seeded);
-    auto rl = make_runlength_policy(v.runlength, prior, seeded);
-    SearchResult r = run_search(s, options, *picker, testbed, nullptr, rl.get());
-    const sim::Truth& t = truths.at(s.key());
-    Outcome o;
-    o.cost = r.cost_s;
-    o.found = r.status == SearchStatus::kFound;
-    o.in_region = o.found && r.peak_rate >= t.region_low && r.peak_rate <= t.region_high;
-    o.interval_covers = o.found && r.peak_low <= t.peak_rate && t.peak_rate <= r.peak_high;
-    o.loads = static_cast<int>(r.loads.size());
-    double in_loads = 0;
-    for (const auto& l : r.loads) {
-      double lc = 0;
-      for (const auto& tr : l.trials) lc += tr.cost_s;
-      in_loads += lc;
-      if (l.verdict == Verdict::kPeak) {
-        o.claim_trials = static_cast<int>(l.trials.size());
-        o.claim_runlength = l.runlength_s;
-        o.cost_peak += lc, o.peak_trials += static_cast<int>(l.trials.size());
-      } else {
-        o.cost_side += lc, o.side_trials += static_cast<int>(l.trials.size()), ++o.side_loads;
-        Outcome::Side sd;
-        double half = (t.region_high - t.region_low) / 2;
-        sd.z = half > 0 ? (l.rate - t.peak_rate) / half : 0;
-        sd.trials = static_cast<int>(l.trials.size());
-        sd.cost = lc;
-        sd.runlength = l.runlength_s;
-        const double sat = c.peak().r_sat_ms, w = c.peak().width;
-        sd.evidence = l.saturated || l.ci.low > sat * (1 + w) || l.ci.high < sat * (1 - w);
-        sd.first = &l == &r.loads.front();
-        sd.mean = l.ci.mean, sd.low = l.ci.low, sd.high = l.ci.high;
-        sd.claimed_after = r.status == SearchStatus::kFound;
-        o.sides.push_back(sd);
-      }
-    }
-    o.cost_restart = r.cost_s - in_loads;
-    o.start_distance = std::abs(start - t.peak_rate) / t.peak_rate;
-    out.push_back(o);
-    if (o.found) past.push_back(PastPeak{s, r.peak_rate});
-    for (const auto& vo : variance_observations(r.loads)) prior.push_back(vo);
-    if (prior.size() > 80)
-      prior.erase(prior.begin(), prior.begin() + static_cast<std::ptrdiff_t>(prior.size() - 80));
-  }
-  return out;
-}
-
-// The confirmation alone at the true λ*, at runlength r, for each first claim look in `firsts`
-// (TestLoad::first_claim_look; 0: every look): one sequence of trials, judged under each schedule.
-std::vector<double> oracle_costs(const Config& c, const Sample& s, double rate, double r,
-                                 const Target& target, int seed, const std::vector<int>& firsts) {
-  sim::SimulatedTestbed testbed(*c.sim(), seed_value(seed) ^ 0x5eed);
-  SearchOptions options{c.peak(), target};
-  std::vector<TestLoad> loads(firsts.size());
-  std::vector<double> cost(firsts.size(), -1);
-  for (std::size_t k = 0; k < firsts.size(); ++k) {
-    loads[k].rate = rate, loads[k].runlength_s = r, loads[k].first_claim_look = firsts[k];
-  }
-  double spent = 0;
-  std::size_t open = firsts.size();
-  for (std::uint64_t i = 0; open > 0; ++i) {
-    TrialResult t = testbed.run(s, rate, r, i);
-    spent += t.cost_s;
-    for (std::size_t k = 0; k < firsts.size(); ++k) {
-      if (cost[k] >= 0) continue;
-      TestLoad& load = loads[k];
-      load.trials.push_back(t);
-      int n = static_cast<int>(load.trials.size());
-      if (n < c.peak().min_trials) continue;
-      if (judge_load(load, options) == Verdict::kPeak || n >= c.peak().max_trials) cost[k] = spent, --open;
-    }
-  }
-  return cost;
-}
-
-template <class F>
-void parallel_for(int n, int threads, F f) {
-  std::atomic<int> next{0};
-  std::vector<std::thread> pool;
-  for (int w = 0; w < std::max(1, threads); ++w) {
-    pool.emplace_back([&] {
-      for (int i = next++; i < n; i = next++) f(i);
-    });
-  }
-  for (auto& t : pool) t.join();
-}
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  std::size_t n = xs.size();
-  return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   int seeds = 20, strawman_seeds = 20, curve_seeds = 5, threads = 1;
