@@ -15,7 +15,8 @@
 // Oracle: knows the true λ* of each sample (sim::compute_truth, long runs) and only runs the final
 // confirmation there — trials until judge_load() claims the peak with the same sequential rule —
 // at the best fixed runlength for that sample among 30, 60, 120, 240 s and the best first claim
-// look among the scheduled ones (TestLoad::first_claim_look), both known in advance.
+// look among the scheduled ones (TestLoad::first_claim_look), both known in advance: chosen by their
+// mean cost on 20 seeds of their own (1001...), then scored on the policies' seeds.
 //
 // Coverage: the fraction of searches whose λ* lies in the true peak-rate region
 // [λ(R_sat(1-s)), λ(R_sat(1+s))]; not-found searches count as misses. Interval coverage: the
@@ -143,36 +144,51 @@ int main(int argc, char** argv) {
   });
 
   // Oracle: per sample, the best fixed runlength and first claim look (known in advance, as the
-  // sweet spot is), by mean confirmation cost over seeds.
+  // sweet spot is), by mean confirmation cost. They are chosen on seeds of their own (1001, 1002,
+  // ...) and the oracle's cost is then measured on the policies' seeds: choosing the best of the
+  // 4 x 6 settings by their mean over the very draws they are scored on also picks the settings
+  // that were lucky on those draws, an oracle no policy can match even in principle (8 seeds: 13.0 h
+  // in-sample against 13.8 h for settings chosen on 20 other seeds). Both are printed.
   const std::vector<double> grid{30, 60, 120, 240};
   std::vector<int> firsts{0};
   {
     std::vector<int> looks = accuracy_looks(c.peak());
     for (std::size_t i = 1; i < looks.size(); ++i) firsts.push_back(looks[i]);
   }
+  const int selection_seeds = std::max(seeds, 20);
   std::vector<double> oracle(tour.size());
+  std::vector<double> oracle_in_sample(tour.size());
   std::vector<double> oracle_r(tour.size());
   std::vector<int> oracle_first(tour.size());
   parallel_for(static_cast<int>(tour.size()), threads, [&](int k) {
     const Sample& s = tour[static_cast<std::size_t>(k)];
-    double best = 1e300;
-    for (double r : grid) {
+    const double rate = truths.at(s.key()).peak_rate;
+    auto mean_costs = [&](double r, int first_seed, int n) {
       std::vector<double> sum(firsts.size());
-      for (int seed = 1; seed <= seeds; ++seed) {
-        auto costs = oracle_costs(c, s, truths.at(s.key()).peak_rate, r, target, seed, firsts);
-        for (std::size_t f = 0; f < firsts.size(); ++f) sum[f] += costs[f];
+      for (int seed = first_seed; seed < first_seed + n; ++seed) {
+        auto costs = oracle_costs(c, s, rate, r, target, seed, firsts);
+        for (std::size_t f = 0; f < firsts.size(); ++f) sum[f] += costs[f] / n;
       }
+      return sum;
+    };
+    double best = 1e300, best_in_sample = 1e300;
+    for (double r : grid) {
+      std::vector<double> chosen = mean_costs(r, 1001, selection_seeds);
+      std::vector<double> scored = mean_costs(r, 1, seeds);
       for (std::size_t f = 0; f < firsts.size(); ++f) {
-        if (sum[f] / seeds < best) {
-          best = sum[f] / seeds, oracle_r[static_cast<std::size_t>(k)] = r;
+        best_in_sample = std::min(best_in_sample, scored[f]);
+        if (chosen[f] < best) {
+          best = chosen[f], oracle[static_cast<std::size_t>(k)] = scored[f];
+          oracle_r[static_cast<std::size_t>(k)] = r;
           oracle_first[static_cast<std::size_t>(k)] = firsts[f];
         }
       }
     }
-    oracle[static_cast<std::size_t>(k)] = best;
+    oracle_in_sample[static_cast<std::size_t>(k)] = best_in_sample;
   });
-  double oracle_total = 0;
+  double oracle_total = 0, oracle_in_sample_total = 0;
   for (double o : oracle) oracle_total += o;
+  for (double o : oracle_in_sample) oracle_in_sample_total += o;
 
   // Table in the manner of [003 Fig. 8].
   struct Row {
@@ -210,6 +226,9 @@ int main(int argc, char** argv) {
   }
   fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f}\n", "oracle (confirmation only)",
              oracle_total / 3600, oracle_total / cheapest, 1.0, oracle_total / straw);
+  fmt::print("{:<28} {:>9.1f} {:>11.2f} {:>9.2f} {:>10.3f}   (settings chosen on these seeds)\n",
+             "oracle, in-sample", oracle_in_sample_total / 3600, oracle_in_sample_total / cheapest,
+             oracle_in_sample_total / oracle_total, oracle_in_sample_total / straw);
 
   if (side_detail) {
     // Side loads by where they lie against the true region (z: distance from λ* in region
