@@ -149,6 +149,43 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("a load in the band whose claim is futile is decided by its mean from the eighth trial") {
+  auto o = options();
+  o.peak.max_trials = 30;
+  REQUIRE(accuracy_looks(o.peak) == std::vector<int>{3, 5, 8, 12, 18, 27});
+  // Trials alternating mean ± d ms.
+  auto load_with = [](int trials, double mean, double d) {
+    TestLoad l;
+    l.rate = 100;
+    l.runlength_s = 60;
+    for (int i = 0; i < trials; ++i) {
+      TrialResult t;
+      t.sent = t.completed = 1000;
+      t.mean_ms = mean + (i % 2 == 0 ? -d : d);
+      l.trials.push_back(t);
+    }
+    return l;
+  };
+  // Near the lower edge of the band [36, 44]: a mean of 37 ms with a spread of 5.3 ms. Even if the
+  // mean at the 27th trial moved 1.645 of its spread toward R_sat (to 38.4 ms), the TOST interval
+  // there (±2.6 ms) would not fit: decided below at the eighth trial.
+  TestLoad edge = load_with(8, 37, 5);
+  CHECK(judge_load(edge, o) == Verdict::kBelow);
+  // Not before: at five trials the spread is too poorly known to give the load up.
+  TestLoad early = load_with(5, 37, 5);
+  CHECK(judge_load(early, o) == Verdict::kInvalid);
+  // The same mean with a spread of 3.2 ms could still be claimed by the last look: it goes on.
+  TestLoad hopeful = load_with(8, 37, 3);
+  CHECK(judge_load(hopeful, o) == Verdict::kInvalid);
+  // A spread that keeps the CI from ±10% even at R_sat and 27 trials (12.8 ms) is the runlength's
+  // doing, not the load's place: such a load runs on to the last look as before, at R_sat and near
+  // the edge alike.
+  TestLoad wide = load_with(8, 40, 12);
+  CHECK(judge_load(wide, o) == Verdict::kInvalid);
+  TestLoad wide_edge = load_with(8, 37, 12);
+  CHECK(judge_load(wide_edge, o) == Verdict::kInvalid);
+}
+
 TEST_CASE("an accurate CI that only overlaps the peak-rate region is not claimed") {
   ScriptedRunner r;
   // Every load but 100/s is far below R_sat; at 100/s the trials scatter ±1 ms around 34.5 ms:
