@@ -36,17 +36,18 @@ double trial_metric(const TrialResult& t, const PeakConfig& p) {
 // Methods with Applications to Clinical Trials", 2000, ch. 10). A load whose mean is inside the
 // band is decided by its mean at once when, were its true mean the current one and its spread as
 // measured, the claim would pass by the last look with probability under 5%: its mean at the last
-// look, m ± z·s·√(L − n)/L with z = 1.645, would still lie too near an edge of the band for the TOST
-// interval. The rule claims nothing, so the claim's confidence is untouched (a non-binding futility
-// boundary: the claim looks and their levels stay as scheduled). Near an edge of the region the TOST needs
-// the interval within the short distance left to the edge (at 37 ms against [36, 44], a quarter of the room
-// at R_sat: sixteen times the trials), so such a load used to run to the last look and was then judged by its
-// mean anyway: 0.58 loads per search at 11.2 trials each for model-safe +seeding on bench/policies (8 seeds).
-// The rule waits for kFutilityMinTrials, as the spread of fewer trials is too poorly known: given up on three
-// trials' spread, good loads were lost (model-safe +seeding 22.0 -> 24.7 h), from five at z = 0.84 still 23.6
-// h. As it is, on the same 8 seeds the eight binsearch and model-safe variants took 236.1 h against 245.2 h
-// (binsearch +seeding 25.2 -> 23.4, fixed-r binsearch +seeding 28.9 -> 26.5, model-safe +seeding 22.0
-// -> 21.9), 99.6-100% found.
+// look, m ± z·s·√(L − n)/L with z = 1.645, would still lie too near an edge of the band for the
+// TOST interval. The rule claims nothing, so the claim's confidence is untouched (a non-binding
+// futility boundary: the claim looks and their levels stay as scheduled). Near an edge of the
+// region the TOST needs the interval within the short distance left to the edge (at 37 ms against
+// [36, 44], a quarter of the room at R_sat: sixteen times the trials), so such a load used to run
+// to the last look and was then judged by its mean anyway: 0.58 loads per search at 11.2 trials
+// each for model-safe +seeding on bench/policies (8 seeds). The rule waits for kFutilityMinTrials,
+// as the spread of fewer trials is too poorly known: given up on three trials' spread, good loads
+// were lost (model-safe +seeding 22.0 -> 24.7 h), from five at z = 0.84 still 23.6 h. As it is, on
+// the same 8 seeds the eight binsearch and model-safe variants took 236.1 h against 245.2 h
+// (binsearch +seeding 25.2 -> 23.4, fixed-r binsearch +seeding 28.9 -> 26.5, model-safe +seeding
+// 22.0 -> 21.9), 99.6-100% found.
 constexpr int kFutilityMinTrials = 8;
 constexpr double kFutilityZ = 1.645;
 
@@ -154,15 +155,15 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
     return Verdict::kPeak;
   }
   // Not claimed. While the mean is inside the band, take more trials up to the last look, unless a
-  // claim there has become futile (claim_futile). From
-  // the first look on, a mean outside the band, and at the last look any mean, says on which side
-  // of the peak the load lies and the search moves on: a wrong side costs loads, never a wrong
-  // claim (the claim above is what carries the confidence). Loads away from the region are what a
-  // search pays beyond the oracle's confirmation: waiting for the third look (8 trials) spent 6-9
-  // trials on each of them; deciding at the first look cut the seeded searches' total by 10-18% on
-  // bench/policies at coverage >= 96.9% for every policy but the paper's `model`, and the coverage
-  // test still found 195 of its 200 peaks (199 when waiting for the third look). (Deciding as soon
-  // as the last look could not fit the interval found fewer peaks: 185 of 200.)
+  // claim there has become futile (claim_futile). From the first look on, a mean outside the band,
+  // and at the last look any mean, says on which side of the peak the load lies and the search moves
+  // on: a wrong side costs loads, never a wrong claim (the claim above is what carries the
+  // confidence). Loads away from the region are what a search pays beyond the oracle's confirmation:
+  // waiting for the third look (8 trials) spent 6-9 trials on each of them; deciding at the first
+  // look cut the seeded searches' total by 10-18% on bench/policies at coverage >= 96.9% for every
+  // policy but the paper's `model`, and the coverage test still found 195 of its 200 peaks (199 when
+  // waiting for the third look). (Deciding as soon as the last look could not fit the interval found
+  // fewer peaks: 185 of 200.)
   const int last = looks.back(), first = looks.front();
   bool mean_inside = inside.mean >= band_lo && inside.mean <= band_hi;
   if (n < last && (n < first || (mean_inside && !claim_futile(xs, last, claim_looks.size(), options))))
