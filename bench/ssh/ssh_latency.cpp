@@ -32,6 +32,7 @@
 #include "core/error.hpp"
 #include "harness/local_executor.hpp"
 #include "harness/ssh_executor.hpp"
+#include "ssh_test_options.hpp"
 #include "sshd_fixture.hpp"
 
 namespace {
@@ -135,13 +136,7 @@ void expect_echo(const wb::CommandResult& r, const std::string& what) {
 int main(int argc, char** argv) try {
   const int count = argc > 1 ? std::max(5, std::atoi(argv[1])) : 30;
   wb::test::SshdFixture sshd;
-  wb::SshOptions o;
-  o.host = sshd.host();
-  o.port = sshd.port();
-  o.user = sshd.user();
-  o.identity_file = sshd.client_key();
-  o.known_hosts_file = sshd.known_hosts();
-  o.global_known_hosts_file = "";
+  wb::SshOptions o = wb::test::connection_to(sshd);
 
   auto local = wb::make_local_executor();
   const std::vector<std::string> ssh_cli = {"ssh",

@@ -9,8 +9,8 @@
 
 namespace wb::test {
 
-inline wb::SshOptions options_for(const SshdFixture& sshd) {
-  using namespace std::chrono_literals;
+// How to reach the fixture's sshd, with every other option at its default (bench/ssh uses this).
+inline wb::SshOptions connection_to(const SshdFixture& sshd) {
   wb::SshOptions o;
   o.host = sshd.host();
   o.port = sshd.port();
@@ -18,6 +18,13 @@ inline wb::SshOptions options_for(const SshdFixture& sshd) {
   o.identity_file = sshd.client_key();
   o.known_hosts_file = sshd.known_hosts();
   o.global_known_hosts_file = "";  // hermetic: only the fixture's file
+  return o;
+}
+
+// connection_to with short kill and reconnect waits, so tests that kill or reconnect stay quick.
+inline wb::SshOptions options_for(const SshdFixture& sshd) {
+  using namespace std::chrono_literals;
+  wb::SshOptions o = connection_to(sshd);
   o.kill_grace = 300ms;
   o.reconnect_backoff = 50ms;
   return o;
