@@ -21,7 +21,8 @@ std::optional<ResponseCurve> fit_two_points(double rate1, double r1_ms, double r
   return c;
 }
 
-std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, double r_sat_ms) {
+std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, double r_sat_ms,
+                                       std::optional<SlopePrior> prior) {
   double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   int points = 0;
   double first_rate = -1;
@@ -50,7 +51,17 @@ std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, doubl
     else if (x != first_rate)
       distinct = true;
   }
-  if (points < 2 || !distinct) return std::nullopt;
+  // The prior is one more equation, slope = −b0, of weight 1/(rel_sd·b0)²: it adds to the slope's
+  // diagonal and right-hand side of the normal equations only.
+  const bool with_prior = prior && prior->b > 0 && prior->rel_sd > 0 && std::isfinite(prior->b);
+  if (with_prior) {
+    if (points < 1) return std::nullopt;
+    double wp = 1.0 / std::pow(prior->rel_sd * prior->b, 2);
+    sxx += wp;
+    sxy += wp * -prior->b;
+  } else if (points < 2 || !distinct) {
+    return std::nullopt;
+  }
   double det = sw * sxx - sx * sx;
   if (!(det > 0)) return std::nullopt;
   double slope = (sw * sxy - sx * sy) / det;
@@ -59,6 +70,20 @@ std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, doubl
   c.a = (sy - slope * sx) / sw;
   if (!(c.b > 0) || !(c.a > 0)) return std::nullopt;
   return c;
+}
+
+std::optional<double> response_elasticity(std::vector<TestLoad> loads, double rate, double r_ms) {
+  for (auto& l : loads) {
+    if (l.ci.mean > 0 || l.trials.empty()) continue;
+    double sum = 0;
+    for (const auto& t : l.trials) sum += t.mean_ms;
+    l.ci.mean = sum / static_cast<double>(l.trials.size());
+  }
+  std::optional<ResponseCurve> c = fit_curve(loads, r_ms);
+  if (!c || !(rate > 0) || !(r_ms > 0)) return std::nullopt;
+  double e = c->b * rate * r_ms;
+  if (!(e > 0) || !std::isfinite(e)) return std::nullopt;
+  return e;
 }
 
 }  // namespace wb

@@ -25,6 +25,25 @@ std::optional<ResponseCurve> fit_two_points(double rate1, double r1_ms, double r
 // var(R̄)/R̄⁴, var(R̄) = s²/n) plus a model-error term that grows with |ln(R̄/R_sat)|, because the
 // one-server form fits best near the peak and worst far below it (a multi-server pool bends the
 // curve late). nullopt with fewer than two distinct loads or when the fit does not rise with load.
-std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, double r_sat_ms);
+//
+// With a `prior` slope b0 (known to within a relative standard deviation `prior_rel_sd`), the fit
+// is the posterior mode instead: the squared error gains (b − b0)²/(prior_rel_sd·b0)², as one
+// observation of the slope (ridge regression toward b0). One load then suffices: the curve through
+// it with slope b0. Two loads close together, whose slope is mostly noise, then give about b0
+// rather than a curve that is almost flat or falls.
+struct SlopePrior {
+  double b = 0;
+  double rel_sd = 0.5;
+};
+std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, double r_sat_ms,
+                                       std::optional<SlopePrior> prior = std::nullopt);
+
+// The elasticity of the response time with load at (rate, r_ms), d ln R / d ln λ = bλR on the
+// curve fit_curve() fits to `loads`: the relative change of R for a relative change of λ, a pure
+// number that carries from one sample to a similar one whatever their rates (about 2 on
+// configs/sim.toml's one-disk samples, whose region spans ±5% of λ*, and 8 on the four-disk ones,
+// ±1.3%). A load's mean is taken from its trials when its CI is not filled in (loads read back from
+// the store). nullopt when there is no curve.
+std::optional<double> response_elasticity(std::vector<TestLoad> loads, double rate, double r_ms);
 
 }  // namespace wb

@@ -38,14 +38,17 @@ std::string picker_summary(const std::string& name);
 
 // Makes the named picker; `start_rate` is its first load. `seeded` says the start load is the
 // peak rate of a nearby sample [003 §3.7] rather than a conservative low load; pickers that can
-// use it then take smaller first steps. Throws InputError for an unknown name.
+// use it then take smaller first steps; `elasticity` (> 0: the neighbours' d ln R / d ln λ at their
+// peaks, SeedChoice::elasticity) lets model-safe aim from its first load. Throws InputError for an
+// unknown name.
 std::unique_ptr<LoadPicker> make_picker(const std::string& name, const PeakConfig& peak, double start_rate,
-                                        bool seeded = false);
+                                        bool seeded = false, double elasticity = 0);
 
 // One file per picker; make_picker dispatches to these.
 std::unique_ptr<LoadPicker> make_binsearch_picker(const PeakConfig& peak, double start_rate);
 std::unique_ptr<LoadPicker> make_linear_picker(const PeakConfig& peak, double start_rate, bool strawman);
 std::unique_ptr<LoadPicker> make_model_guided_picker(const PeakConfig& peak, double start_rate);
-std::unique_ptr<LoadPicker> make_model_safe_picker(const PeakConfig& peak, double start_rate, bool seeded);
+std::unique_ptr<LoadPicker> make_model_safe_picker(const PeakConfig& peak, double start_rate, bool seeded,
+                                                   double elasticity = 0);
 
 }  // namespace wb

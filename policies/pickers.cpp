@@ -25,12 +25,12 @@ std::string picker_summary(const std::string& name) {
 }
 
 std::unique_ptr<LoadPicker> make_picker(const std::string& name, const PeakConfig& peak, double start_rate,
-                                        bool seeded) {
+                                        bool seeded, double elasticity) {
   if (name == "binsearch") return make_binsearch_picker(peak, start_rate);
   if (name == "linear") return make_linear_picker(peak, start_rate, false);
   if (name == "strawman") return make_linear_picker(peak, start_rate, true);
   if (name == "model") return make_model_guided_picker(peak, start_rate);
-  if (name == "model-safe") return make_model_safe_picker(peak, start_rate, seeded);
+  if (name == "model-safe") return make_model_safe_picker(peak, start_rate, seeded, elasticity);
   std::string known;
   for (const auto& n : picker_names()) known += (known.empty() ? "" : ", ") + n;
   throw InputError(fmt::format("--policy: unknown policy '{}' (known: {})", name, known));

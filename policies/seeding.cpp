@@ -87,6 +87,19 @@ std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<Pa
                              [](const Factor& f) { return f.numeric && f.numeric_levels.size() >= 2; });
   SeedChoice choice;
   std::vector<double> rates;
+  // The elasticity of the chosen past peaks, else of all of them.
+  auto set_elasticity = [&](const std::vector<const PastPeak*>& chosen) {
+    std::vector<double> es;
+    for (const auto* p : chosen) {
+      if (p->elasticity > 0 && std::isfinite(p->elasticity)) es.push_back(p->elasticity);
+    }
+    if (es.empty()) {
+      for (const auto* p : usable) {
+        if (p->elasticity > 0 && std::isfinite(p->elasticity)) es.push_back(p->elasticity);
+      }
+    }
+    if (!es.empty()) choice.elasticity = median(es);
+  };
   if (matching.empty() || !numeric) {  // aggregate
     for (const auto* p : matching.empty() ? usable : matching) {
       rates.push_back(carried(*p));
@@ -95,16 +108,20 @@ std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<Pa
     choice.distance = std::nan("");
     choice.rate = median(rates);
     choice.scaled = scaled;
+    set_elasticity(matching.empty() ? usable : matching);
     return choice;
   }
   double best = std::numeric_limits<double>::infinity();
   for (const auto* p : matching) best = std::min(best, sample_distance(sample, p->sample, factors));
+  std::vector<const PastPeak*> nearest;
   for (const auto* p : matching) {
     if (sample_distance(sample, p->sample, factors) <= best + 1e-12) {
       rates.push_back(carried(*p));
       choice.from.push_back(p->sample);
+      nearest.push_back(p);
     }
   }
+  set_elasticity(nearest);
   choice.distance = best;
   choice.rate = median(rates);
   choice.scaled = scaled;

@@ -14,6 +14,7 @@ namespace wb {
 struct PastPeak {
   Sample sample;
   double peak_rate = 0;
+  double elasticity = 0;  // its response_elasticity() at λ* (policies/curve_fit.hpp); 0: unknown
 };
 
 struct SeedChoice {
@@ -21,6 +22,9 @@ struct SeedChoice {
   std::vector<Sample> from;  // the past samples whose peaks made the seed
   double distance = 0;       // their normalized distance to the sample (0..1 per numeric factor)
   bool scaled = false;       // each past peak was scaled by the expectation's ratio (see below)
+  // The median elasticity of the `from` samples that have one, else of every past peak that has
+  // one (the testbed's curves near their peaks differ less than their rates); 0 when none has.
+  double elasticity = 0;
 };
 
 // The expectation model's λ* for a sample, or nullopt where it has none (plain data for the

@@ -41,6 +41,17 @@ TestLoad scripted(double rate, double mean_ms, bool saturated = false) {
   return l;
 }
 
+// A scripted load with four trials (±1% around the mean), as the curve fit needs.
+TestLoad measured(double rate, double mean_ms) {
+  TestLoad l = scripted(rate, mean_ms);
+  for (int i = 0; i < 4; ++i) {
+    TrialResult t;
+    t.mean_ms = mean_ms * (i % 2 == 0 ? 1.01 : 0.99);
+    l.trials.push_back(t);
+  }
+  return l;
+}
+
 }  // namespace
 
 TEST_CASE("every policy is known and has a one-line summary") {
@@ -180,5 +191,50 @@ TEST_CASE("the λ* interval on a scripted curve brackets the true peak") {
     CHECK(r.peak_low <= r.peak_rate);
     CHECK(r.peak_high >= r.peak_rate);
     CHECK(r.peak_high < std::numeric_limits<double>::infinity());
+  }
+}
+
+TEST_CASE("model-safe seeded with its neighbours' elasticity aims from its first load") {
+  PeakConfig peak;
+  peak.r_sat_ms = 40;
+  test::CurveRunner c(135);  // elasticity at λ*: bλR = 3
+  const double seed = 0.99 * 135;
+  // The seed lies in the region, but its few trials read 35 ms, below the band.
+  std::vector<TestLoad> h{measured(seed, 35)};
+  auto plain = make_picker("model-safe", peak, seed, true);
+  auto aimed = make_picker("model-safe", peak, seed, true, 3.0);
+  auto p = plain->next(h), a = aimed->next(h);
+  REQUIRE(p.has_value());
+  REQUIRE(a.has_value());
+  CHECK(*p == Approx(seed * peak.seed_step));  // without: the seed step
+  // With: the load at R_sat on the curve of elasticity 3 through (seed, 35 ms).
+  CHECK(*a == Approx(seed * (1 + (40.0 / 35 - 1) / 3)));
+  CHECK(c.response_ms(*a) < 50);
+  CHECK(c.response_ms(*p) > 100);  // far above the region: 139 ms
+  // A first load that saturated: R̄ = ∞, so λ(1 − 1/e) below it, but never beyond the seed step.
+  std::vector<TestLoad> sat{scripted(seed, 5000, true)};
+  auto steep = make_picker("model-safe", peak, seed, true, 8.0);
+  auto s = steep->next(sat);
+  REQUIRE(s.has_value());
+  CHECK(*s == Approx(seed * (1 - 1.0 / 8)));
+  auto shallow = make_picker("model-safe", peak, seed, true, 3.0);
+  CHECK(*shallow->next(sat) == Approx(seed / peak.seed_step));
+  // Unseeded, the elasticity is not used: the doubling ramp as before.
+  auto unseeded = make_picker("model-safe", peak, seed, false, 3.0);
+  CHECK(*unseeded->next(h) == Approx(2 * seed));
+}
+
+TEST_CASE("a seeded model-safe search with the elasticity finds the peak from seeds on either side") {
+  for (double peak_rate : {37.0, 135.0, 900.0}) {
+    for (double off : {0.9, 0.98, 1.03, 1.2}) {
+      test::CurveRunner c(peak_rate);
+      SearchOptions o = options();
+      auto picker = make_picker("model-safe", o.peak, off * peak_rate, true, 3.0);
+      SearchResult r = run_search(Sample{}, o, *picker, c);
+      INFO("peak " << peak_rate << " seed " << off << ": " << r.loads.size() << " loads");
+      REQUIRE(r.status == SearchStatus::kFound);
+      CHECK(in_region(c, r.peak_rate));
+      CHECK(r.loads.size() <= 4);
+    }
   }
 }

@@ -62,6 +62,24 @@ TEST_CASE("the seed is the peak of the nearest sample by normalized level distan
   CHECK(t->rate == 300);
 }
 
+TEST_CASE("the seed carries the elasticity of the nearest samples' curves, else of every past peak") {
+  std::vector<Factor> f{numeric("disks", {1, 2, 3, 4})};
+  std::vector<PastPeak> past{{sample({{"disks", "1"}}), 50, 2.0},
+                             {sample({{"disks", "3"}}), 200, 6.0},
+                             {sample({{"disks", "3"}}), 210, 8.0},
+                             {sample({{"disks", "4"}}), 300, 0}};
+  auto near3 = choose_seed(sample({{"disks", "3"}}), past, f);
+  REQUIRE(near3.has_value());
+  CHECK(near3->elasticity == 7.0);  // the median of the two searches of disks=3
+  // disks=4 was searched, but its curve had no elasticity: the median of all that have one.
+  auto near4 = choose_seed(sample({{"disks", "4"}}), past, f);
+  REQUIRE(near4.has_value());
+  CHECK(near4->rate == 300);
+  CHECK(near4->elasticity == 6.0);
+  std::vector<PastPeak> none{{sample({{"disks", "1"}}), 50}};
+  CHECK(choose_seed(sample({{"disks", "2"}}), none, f)->elasticity == 0);
+}
+
 TEST_CASE("repeated searches of the nearest sample give their median") {
   std::vector<Factor> f{numeric("disks", {1, 2, 3, 4})};
   std::vector<PastPeak> past{{sample({{"disks", "2"}}), 100},
