@@ -175,6 +175,11 @@ ALTER TABLE trials ADD COLUMN stages_json TEXT;   -- {stage: mean ms per request
 ALTER TABLE mismatches ADD COLUMN metric TEXT NOT NULL DEFAULT 'peak_rate';   -- peak_rate | mean_ms
 ALTER TABLE mismatches ADD COLUMN center_json TEXT;   -- [{center, predicted_ms, measured_ms, deviation}]
 )sql",
+    // 5 -> 6: the elasticity a seeded surface search aimed its first loads with (issue 5), so that a
+    // resumed search makes the same decisions.
+    R"sql(
+ALTER TABLE surface_points ADD COLUMN seed_elasticity REAL;   -- d ln R / d ln λ of the neighbours; NULL: none
+)sql",
 };
 
 int user_version(Database& db) {

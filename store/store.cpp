@@ -229,7 +229,9 @@ std::optional<SurfaceRecord> Store::surface(std::int64_t id) {
   r.params_json = s.column_text(2);
   r.status = s.column_text(3);
   Statement p = db_.prepare(
-      "SELECT position, sample_json, search_id, slot, start_rate, seeded FROM surface_points WHERE "
+      "SELECT position, sample_json, search_id, slot, start_rate, seeded, seed_elasticity FROM "
+      "surface_points "
+      "WHERE "
       "surface_id = ?1 "
       "ORDER BY position");
   p.bind(1, id);
@@ -241,21 +243,21 @@ std::optional<SurfaceRecord> Store::surface(std::int64_t id) {
     if (!p.column_is_null(3)) pt.slot = static_cast<int>(p.column_int(3));
     if (!p.column_is_null(4)) pt.start_rate = p.column_double(4);
     pt.seeded = p.column_int(5) != 0;
+    if (!p.column_is_null(6)) pt.seed_elasticity = p.column_double(6);
     r.points.push_back(std::move(pt));
   }
   return r;
 }
 
 std::int64_t Store::begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search,
-                                         int slot, double start_rate, bool seeded) {
+                                         int slot, double start_rate, bool seeded, double seed_elasticity) {
   Transaction tx(db_);
   std::int64_t search_id = begin_search(search);
   Statement u = db_.prepare(
-      "UPDATE surface_points SET search_id = ?3, slot = ?4, start_rate = ?5, seeded = ?6 WHERE surface_id = "
-      "?1 AND "
-      "position = ?2 AND search_id IS NULL");
+      "UPDATE surface_points SET search_id = ?3, slot = ?4, start_rate = ?5, seeded = ?6, seed_elasticity = "
+      "NULLIF(?7, 0) WHERE surface_id = ?1 AND position = ?2 AND search_id IS NULL");
   u.bind(1, surface_id).bind(2, std::int64_t{position}).bind(3, search_id).bind(4, std::int64_t{slot});
-  u.bind(5, start_rate).bind(6, std::int64_t{seeded ? 1 : 0}).run();
+  u.bind(5, start_rate).bind(6, std::int64_t{seeded ? 1 : 0}).bind(7, seed_elasticity).run();
   if (sqlite3_changes(db_.handle()) != 1) {
     throw Error(fmt::format("surface {} point {} already has a search", surface_id, position));
   }

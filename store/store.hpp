@@ -42,6 +42,7 @@ struct SurfacePoint {
   std::optional<int> slot;                // the testbed slot that ran it
   std::optional<double> start_rate;       // the search's first load (a seed, or [peak] start_rate)
   bool seeded = false;                    // start_rate came from a nearby sample's peak
+  double seed_elasticity = 0;             // the neighbours' elasticity its picker aimed with; 0: none
 };
 
 // A response surface [003 Alg. 1] as recorded: its parameters and its planned samples.
@@ -86,7 +87,7 @@ class Store {
                               const std::string& params_json, const std::vector<Sample>& tour);
   std::optional<SurfaceRecord> surface(std::int64_t id);
   std::int64_t begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search,
-                                    int slot, double start_rate, bool seeded);
+                                    int slot, double start_rate, bool seeded, double seed_elasticity = 0);
   void finish_surface(std::int64_t id, const std::string& status);
 
   struct TruthRow {

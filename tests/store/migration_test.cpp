@@ -1,5 +1,5 @@
-// Migration 4 -> 5 on a real version-4 store (v4_store.sql): old rows read back unchanged, new
-// columns default sensibly, and the new fields round-trip [issue 8.2].
+// Migrations 4 -> 5 -> 6 on a real version-4 store (v4_store.sql): old rows read back unchanged,
+// new columns default sensibly, and the new fields round-trip [issues 8.2, 5].
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
@@ -43,7 +43,7 @@ int user_version(store::Store& s) {
 
 }  // namespace
 
-TEST_CASE("a version 4 store migrates to 5 and keeps its searches, trials and mismatches") {
+TEST_CASE("a version 4 store migrates to the current version and keeps its searches, trials and mismatches") {
   const std::string path = v4_store("keeps");
   {
     store::Database raw(path);
@@ -53,7 +53,7 @@ TEST_CASE("a version 4 store migrates to 5 and keeps its searches, trials and mi
   }
   store::Store s(path);
   CHECK(user_version(s) == store::current_schema_version());
-  CHECK(store::current_schema_version() == 5);
+  CHECK(store::current_schema_version() == 6);
 
   auto rec = s.search(1);
   REQUIRE(rec);
@@ -128,4 +128,26 @@ TEST_CASE("stage times, fixed-rate runs and response-time mismatches round-trip 
   CHECK(s.mismatches("sim-nfs", true).size() == 1);
   CHECK(s.mismatches("sim-nfs", true, "mean_ms").size() == 1);
   CHECK(s.mismatches("sim-nfs", true, "").size() == 2);
+}
+
+TEST_CASE("a surface point keeps the elasticity its seeded search aimed with, none by default") {
+  store::Store s(v4_store("elasticity"));
+  Sample a = s.search(1)->sample, b = a;
+  std::int64_t surface = s.create_surface("sim-nfs", "key", "{}", {a, b});
+  store::SearchRecord rec;
+  rec.testbed = "sim-nfs";
+  rec.sample = a;
+  rec.confidence = 0.95;
+  rec.accuracy = 0.9;
+  rec.policy = "model-safe";
+  rec.options_json = "{}";
+  s.begin_surface_search(surface, 0, rec, 0, 140.0, true, 3.25);
+  s.begin_surface_search(surface, 1, rec, 0, 50.0, false);
+  auto back = s.surface(surface);
+  REQUIRE(back);
+  REQUIRE(back->points.size() == 2);
+  CHECK(back->points[0].seeded);
+  CHECK(back->points[0].seed_elasticity == 3.25);
+  CHECK_FALSE(back->points[1].seeded);
+  CHECK(back->points[1].seed_elasticity == 0);
 }
