@@ -13,6 +13,7 @@
 #include "controller/search_recorder.hpp"
 #include "controller/testbed.hpp"
 #include "core/error.hpp"
+#include "policies/curve_fit.hpp"
 #include "policies/runlength.hpp"
 #include "policies/search.hpp"
 #include "policies/seeding.hpp"
@@ -28,7 +29,7 @@ struct TestbedHistory {
   std::vector<VarianceObservation> variances;
 };
 
-TestbedHistory read_history(store::Store& store, const std::string& testbed) {
+TestbedHistory read_history(store::Store& store, const std::string& testbed, const PeakConfig& peak) {
   TestbedHistory h;
   store::Statement q = store.db().prepare(
       "SELECT id FROM searches WHERE testbed = ?1 AND status = 'found' AND peak_rate IS NOT NULL "
@@ -39,20 +40,9 @@ TestbedHistory read_history(store::Store& store, const std::string& testbed) {
   for (std::int64_t id : ids) {
     std::optional<store::SearchRecord> rec = store.search(id);
     if (!rec || !rec->peak_rate) continue;
-    h.peaks.push_back(PastPeak{rec->sample, *rec->peak_rate});
-    std::vector<TestLoad> loads;
-    for (const auto& st : store.trials(id)) {
-      if (loads.empty() || static_cast<int>(loads.size()) - 1 != st.load_index) {
-        loads.emplace_back();
-        loads.back().rate = st.trial.offered_rate;
-      }
-      const TrialResult& t = st.trial;
-      double sent = static_cast<double>(t.sent);
-      loads.back().saturated = loads.back().saturated || t.sent == 0 ||
-                               static_cast<double>(t.completed) < 0.99 * sent ||
-                               static_cast<double>(t.errors) > 0.01 * sent;
-      loads.back().trials.push_back(t);
-    }
+    std::vector<TestLoad> loads = stored_loads(store, id, peak);
+    h.peaks.push_back(PastPeak{rec->sample, *rec->peak_rate,
+                               response_elasticity(loads, *rec->peak_rate, peak.r_sat_ms).value_or(0)});
     for (const auto& v : variance_observations(loads)) h.variances.push_back(v);
   }
   return h;
@@ -97,21 +87,26 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Sample&
   std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, prepared.seed, request.verbose);
 
   TestbedHistory history;
-  if (request.seeding || prepared.runlength == "adaptive") history = read_history(store, config.name());
+  if (request.seeding || prepared.runlength == "adaptive")
+    history = read_history(store, config.name(), config.peak());
   double start_rate = config.peak().start_rate;
   bool seeded = false;
+  double seed_elasticity = 0;
   if (request.seeding) {
     if (auto s =
             choose_seed(sample, history.peaks, config.factors(), expected_peak_for_seeding(config, store))) {
       start_rate = s->rate;
       seeded = true;
-      picker = make_picker(prepared.policy, config.peak(), start_rate, true);
+      seed_elasticity = s->elasticity;
+      picker = make_picker(prepared.policy, config.peak(), start_rate, true, seed_elasticity);
       if (request.verbose) {
+        std::string slope =
+            s->elasticity > 0 ? fmt::format("; their curves' elasticity at λ* {:.2f}", s->elasticity) : "";
         if (s->from.empty())
           log << fmt::format("seed {:.1f}/s: the expectation model's λ* (no earlier search)\n", s->rate);
         else
-          log << fmt::format("seed {:.1f}/s from {} earlier search(es) of the nearest sample{}\n", s->rate,
-                             s->from.size(), s->scaled ? ", scaled by the expectation model" : "");
+          log << fmt::format("seed {:.1f}/s from {} earlier search(es) of the nearest sample{}{}\n", s->rate,
+                             s->from.size(), s->scaled ? ", scaled by the expectation model" : "", slope);
       }
     }
   }
@@ -128,6 +123,7 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Sample&
                                     {"width", options.peak.width},
                                     {"start_rate", start_rate},
                                     {"seeding", request.seeding},
+                                    {"seed_elasticity", seed_elasticity},
                                     {"runlength", prepared.runlength},
                                     {"runlength_s", options.peak.runlength_s},
                                     {"min_trials", options.peak.min_trials},

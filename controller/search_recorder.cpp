@@ -27,6 +27,23 @@ void StoringObserver::on_trial_error(double rate, const std::string& what, bool 
                            retrying ? " (retrying once)" : "", what);
 }
 
+std::vector<TestLoad> stored_loads(store::Store& store, std::int64_t search_id, const PeakConfig& peak) {
+  std::vector<TestLoad> loads;
+  for (const auto& st : store.trials(search_id)) {
+    if (loads.empty() || static_cast<int>(loads.size()) - 1 != st.load_index) {
+      loads.emplace_back();
+      loads.back().rate = st.trial.offered_rate;
+    }
+    const TrialResult& t = st.trial;
+    double sent = static_cast<double>(t.sent);
+    loads.back().saturated = loads.back().saturated || t.sent == 0 ||
+                             static_cast<double>(t.completed) < peak.min_throughput_ratio * sent ||
+                             static_cast<double>(t.errors) > peak.max_error_ratio * sent;
+    loads.back().trials.push_back(t);
+  }
+  return loads;
+}
+
 TrialResult ReplayingRunner::run(const Sample& sample, double rate, double runlength_s,
                                  std::uint64_t trial_index) {
   if (next_ < recorded_.size()) {

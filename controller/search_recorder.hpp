@@ -37,6 +37,10 @@ class StoringObserver final : public SearchObserver {
   std::size_t seen_ = 0;
 };
 
+// The loads of a stored search rebuilt from its trials, in order: rate, trials and saturation (by
+// `peak`'s throughput and error limits); the CI and verdict are not filled in.
+std::vector<TestLoad> stored_loads(store::Store& store, std::int64_t search_id, const PeakConfig& peak);
+
 // Thrown when a replayed search asks for other trials than the recorded ones. Deliberately not a
 // wb::Error: run_search() retries and then absorbs a runner's Error as a failed search, but a
 // recording that does not match is a broken resume, which must stop the controller.

@@ -14,6 +14,7 @@
 #include "controller/probe_check.hpp"
 #include "controller/search_recorder.hpp"
 #include "core/error.hpp"
+#include "policies/curve_fit.hpp"
 #include "policies/seeding.hpp"
 
 namespace wb {
@@ -64,6 +65,7 @@ class Scheduler {
       out.slot = p.slot.value_or(0);
       out.start_rate = p.start_rate.value_or(o.start_rate);
       out.seeded = p.seeded;
+      out.seed_elasticity = p.seed_elasticity;
       std::optional<store::SearchRecord> s = store.search(*p.search_id);
       if (!s)
         throw Error(fmt::format("store {}: surface {} names search {}, which does not exist", o.store_path,
@@ -72,6 +74,11 @@ class Scheduler {
         resumable_.push_back(p.position);
       } else {
         record_finished(out, s->status, s->peak_rate, s->cost_s, s->trials);
+        if (out.peak_rate) {
+          out.elasticity = response_elasticity(stored_loads(store, *p.search_id, o.search.peak),
+                                               *out.peak_rate, o.search.peak.r_sat_ms)
+                               .value_or(0);
+        }
       }
     }
   }
@@ -149,13 +156,15 @@ class Scheduler {
       std::vector<PastPeak> past;
       for (const PointOutcome& p : run_.points) {
         if (p.peak_rate)
-          past.push_back(PastPeak{samples_[static_cast<std::size_t>(p.position)], *p.peak_rate});
+          past.push_back(
+              PastPeak{samples_[static_cast<std::size_t>(p.position)], *p.peak_rate, p.elasticity});
       }
       if (o_.factors == nullptr) throw Error("run_surface: seeding needs the config's factors");
       if (auto seed =
               choose_seed(samples_[static_cast<std::size_t>(j.position)], past, *o_.factors, o_.expected)) {
         out.start_rate = seed->rate;
         out.seeded = true;
+        out.seed_elasticity = seed->elasticity;
       }
     }
     return j;
@@ -166,12 +175,14 @@ class Scheduler {
     std::int64_t search_id = 0;
     double start_rate = 0;
     bool seeded = false;
+    double seed_elasticity = 0;
     int slot = 0;
     {
       std::lock_guard lock(mu_);
       const PointOutcome& out = run_.points[static_cast<std::size_t>(job.position)];
       start_rate = out.start_rate;
       seeded = out.seeded;
+      seed_elasticity = out.seed_elasticity;
       slot = out.slot;
       if (job.resume) search_id = *out.search_id;
     }
@@ -181,7 +192,8 @@ class Scheduler {
     } else {
       store::SearchRecord rec = o_.search_record;
       rec.sample = sample;
-      search_id = store.begin_surface_search(surface_id_, job.position, rec, slot, start_rate, seeded);
+      search_id = store.begin_surface_search(surface_id_, job.position, rec, slot, start_rate, seeded,
+                                             seed_elasticity);
     }
     {
       std::lock_guard lock(mu_);
@@ -192,7 +204,8 @@ class Scheduler {
                            recorded.empty() ? "" : fmt::format(", {} stored trials", recorded.size())));
       }
     }
-    std::unique_ptr<LoadPicker> picker = make_picker(o_.policy, o_.search.peak, start_rate, seeded);
+    std::unique_ptr<LoadPicker> picker =
+        make_picker(o_.policy, o_.search.peak, start_rate, seeded, seed_elasticity);
     ReplayingRunner replay(live, recorded);
     StoringObserver observer(store, search_id, o_.verbose, recorded.size());
     SearchResult result;
@@ -219,6 +232,9 @@ class Scheduler {
     run_.live_trials += static_cast<int>(replay.live_trials());
     run_.replayed_trials += static_cast<int>(replay.replayed());
     record_finished(out, to_string(result.status), result.peak_rate, result.cost_s, result.trials);
+    if (out.peak_rate)
+      out.elasticity =
+          response_elasticity(result.loads, result.peak_rate, o_.search.peak.r_sat_ms).value_or(0);
     if (o_.log) {
       o_.log(fmt::format("slot {}: {} {}: {} trials, {:.0f} s", slot, sample.key(),
                          result.status == SearchStatus::kFound

@@ -68,9 +68,11 @@ struct PointOutcome {
   int trials = 0;
   int slot = 0;
   double start_rate = 0;
-  bool seeded = false;   // start_rate is a nearby sample's λ* [003 §3.7]
-  bool resumed = false;  // continued from trials stored by an earlier run
-  bool ran_now = false;  // this run ran (some of) its search
+  bool seeded = false;         // start_rate is a nearby sample's λ* [003 §3.7]
+  double seed_elasticity = 0;  // the neighbours' elasticity its seeded picker aimed with; 0: none
+  double elasticity = 0;       // its own curve's at λ* (policies/curve_fit.hpp), for later seeds; 0: none
+  bool resumed = false;        // continued from trials stored by an earlier run
+  bool ran_now = false;        // this run ran (some of) its search
 };
 
 struct SurfaceRun {
