@@ -9,7 +9,8 @@
 // tour has measured so far; the adaptive runlength gets the variances of those searches as the
 // testbed's history. "+seeding" is what `workbench peak --seeding` does with a [model]: the
 // neighbour's λ* scaled by the expectation model's ratio (the first sample starts at the model's
-// λ*); "+nearest seed" is [003 §3.7]'s seed as it is. Cost is simulated benchmarking time (warm-up + r +
+// λ*), and model-safe aims with the elasticity of the neighbours' curves (SeedChoice::elasticity);
+// "+nearest seed" is [003 §3.7]'s seed as it is. Cost is simulated benchmarking time (warm-up + r +
 // overhead per trial).
 //
 // Oracle: knows the true λ* of each sample (sim::compute_truth, long runs) and only runs the final

@@ -8,6 +8,7 @@
 
 #include "harness/sim/random.hpp"
 #include "harness/sim/sim_testbed.hpp"
+#include "policies/curve_fit.hpp"
 #include "policies/runlength.hpp"
 
 namespace wb {
@@ -82,12 +83,13 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
   for (const auto& s : tour) {
     double start = c.peak().start_rate;
     bool seeded = false;
+    double elasticity = 0;
     if (v.seeding) {
       ExpectedPeak none;
       if (auto seed_choice = choose_seed(s, past, c.factors(), v.model_seed ? expected : none))
-        start = seed_choice->rate, seeded = true;
+        start = seed_choice->rate, seeded = true, elasticity = seed_choice->elasticity;
     }
-    auto picker = make_picker(v.policy, c.peak(), start, seeded);
+    auto picker = make_picker(v.policy, c.peak(), start, seeded, elasticity);
     auto rl = make_runlength_policy(v.runlength, prior, seeded);
     SearchResult r = run_search(s, options, *picker, testbed, nullptr, rl.get());
     const sim::Truth& t = truths.at(s.key());
@@ -125,7 +127,10 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
     o.cost_restart = r.cost_s - in_loads;
     o.start_distance = std::abs(start - t.peak_rate) / t.peak_rate;
     out.push_back(o);
-    if (o.found) past.push_back(PastPeak{s, r.peak_rate});
+    if (o.found) {
+      past.push_back(
+          PastPeak{s, r.peak_rate, response_elasticity(r.loads, r.peak_rate, c.peak().r_sat_ms).value_or(0)});
+    }
     for (const auto& vo : variance_observations(r.loads)) prior.push_back(vo);
     if (prior.size() > 80)
       prior.erase(prior.begin(), prior.begin() + static_cast<std::ptrdiff_t>(prior.size() - 80));
