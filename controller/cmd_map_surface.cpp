@@ -203,7 +203,7 @@ Command map_surface_command() {
         app.add_flag(
             "--seeding", o->seeding,
             "start each search at the λ* of the nearest measured sample (with a [model]: scaled by the "
-            "model's λ* ratio of the two samples)");
+            "model's λ* ratio of the two samples); model-safe also aims with the slope of their curves");
         app.add_option("--parallel,-j", o->parallel, "testbed slots running searches at once (default 1)");
         app.add_option("--budget", o->budget_h, "stop starting searches once the total cost reaches HOURS");
         app.add_option("--seed", o->seed,

@@ -75,7 +75,8 @@ Command peak_command() {
             "--seeding", o->seeding,
             "start at the λ* of the nearest sample already measured on this testbed (in the store) "
             "instead of [peak] start_rate; with a [model], that λ* times the model's λ* here over its "
-            "λ* there (with no earlier search: the model's λ*)");
+            "λ* there (with no earlier search: the model's λ*); model-safe also aims with the slope "
+            "(elasticity) of those samples' response curves");
         app.add_option("--runlength", o->runlength,
                        "fixed ([peak] runlength_s) or adaptive (r per load from the variance seen so far) "
                        "(default: [peak] runlength)");

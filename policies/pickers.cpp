@@ -20,7 +20,7 @@ std::string picker_summary(const std::string& name) {
            "[003 Alg. 4]; may not converge";
   if (name == "model-safe")
     return "weighted fit of R = 1/(a - bλ) to all loads, kept inside the bracket and bisecting when the fit "
-           "does not shrink it; always converges";
+           "does not shrink it; always converges (seeded: with the neighbours' curve slope as a prior)";
   return "";
 }
 
