@@ -1,5 +1,6 @@
 #include "policies/curve_fit.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -84,6 +85,23 @@ std::optional<double> response_elasticity(std::vector<TestLoad> loads, double ra
   double e = c->b * rate * r_ms;
   if (!(e > 0) || !std::isfinite(e)) return std::nullopt;
   return e;
+}
+
+double region_centre(const std::vector<TestLoad>& loads, double peak_rate, double r_sat_ms, double width,
+                     double elasticity) {
+  if (!(elasticity > 0) || !std::isfinite(elasticity)) return peak_rate;
+  const TestLoad* claimed = nullptr;
+  for (const auto& l : loads) {
+    if (l.rate == peak_rate && !l.trials.empty()) claimed = &l;
+  }
+  if (claimed == nullptr) return peak_rate;
+  double sum = 0;
+  for (const auto& t : claimed->trials) sum += t.mean_ms;
+  const double mean = sum / static_cast<double>(claimed->trials.size());
+  if (!(mean > 0)) return peak_rate;
+  const double shift =
+      std::clamp((r_sat_ms / mean - 1) / elasticity, -width / elasticity, width / elasticity);
+  return peak_rate * (1 + shift);
 }
 
 }  // namespace wb

@@ -46,4 +46,13 @@ std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, doubl
 // the store). nullopt when there is no curve.
 std::optional<double> response_elasticity(std::vector<TestLoad> loads, double rate, double r_ms);
 
+// Where the peak-rate region of a found search is centred: the load at which the curve of
+// `elasticity` through its claimed load (peak_rate, its mean R̄) reaches R_sat,
+// λ*(1 + (R_sat/R̄ − 1)/e), kept within λ*(1 ± width/e), the region's half-width in λ. A claim
+// may lie anywhere in its region, near an edge too; a seed at the centre leaves a neighbour whose
+// region is shifted a little the most room. peak_rate when the elasticity is not positive or no
+// load ran at peak_rate.
+double region_centre(const std::vector<TestLoad>& loads, double peak_rate, double r_sat_ms, double width,
+                     double elasticity);
+
 }  // namespace wb

@@ -61,11 +61,12 @@ std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<Pa
   // The peak of past sample p carried to `sample`.
   bool scaled = false;
   auto carried = [&](const PastPeak& p) {
-    if (!e_sample) return p.peak_rate;
+    const double rate = p.centre > 0 && std::isfinite(p.centre) ? p.centre : p.peak_rate;
+    if (!e_sample) return rate;
     std::optional<double> e_past = expected(p.sample);
-    if (!usable_rate(e_past)) return p.peak_rate;
+    if (!usable_rate(e_past)) return rate;
     scaled = true;
-    return p.peak_rate * *e_sample / *e_past;
+    return rate * *e_sample / *e_past;
   };
   std::vector<const PastPeak*> usable;
   for (const auto& p : past) {

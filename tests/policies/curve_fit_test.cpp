@@ -71,3 +71,18 @@ TEST_CASE("a slope prior holds a noisy close pair near its slope and yields to l
   REQUIRE(data.has_value());
   CHECK(data->b == Approx(b0).epsilon(0.05));
 }
+
+TEST_CASE("region_centre moves a claim near the region's edge to where the curve reaches R_sat") {
+  // A claim at 100/s that measured 37 ms on a curve of elasticity 4: R_sat = 40 ms lies
+  // (40/37 − 1)/4 = 2.03% further on.
+  std::vector<TestLoad> loads{load_at(80, 25), load_at(100, 37)};
+  CHECK(region_centre(loads, 100, 40, 0.1, 4) == Approx(100 * (1 + (40.0 / 37 - 1) / 4)));
+  // Never beyond the region's half-width in λ (width/e = 2.5%), whatever the mean says.
+  std::vector<TestLoad> far{load_at(100, 30)};
+  CHECK(region_centre(far, 100, 40, 0.1, 4) == Approx(102.5));
+  std::vector<TestLoad> high{load_at(100, 60)};
+  CHECK(region_centre(high, 100, 40, 0.1, 4) == Approx(97.5));
+  // No elasticity, or no load at λ*: the claim itself.
+  CHECK(region_centre(loads, 100, 40, 0.1, 0) == 100);
+  CHECK(region_centre(loads, 90, 40, 0.1, 4) == 90);
+}

@@ -80,6 +80,17 @@ TEST_CASE("the seed carries the elasticity of the nearest samples' curves, else 
   CHECK(choose_seed(sample({{"disks", "2"}}), none, f)->elasticity == 0);
 }
 
+TEST_CASE("a past peak with a region centre seeds from the centre") {
+  std::vector<Factor> f{numeric("disks", {1, 2, 3, 4})};
+  std::vector<PastPeak> past{{sample({{"disks", "2"}}), 140, 4.0, 143.5}, {sample({{"disks", "4"}}), 300}};
+  auto s = choose_seed(sample({{"disks", "2"}}), past, f);
+  REQUIRE(s.has_value());
+  CHECK(s->rate == 143.5);
+  auto t = choose_seed(sample({{"disks", "4"}}), past, f);
+  REQUIRE(t.has_value());
+  CHECK(t->rate == 300);  // no centre: the claimed λ*
+}
+
 TEST_CASE("repeated searches of the nearest sample give their median") {
   std::vector<Factor> f{numeric("disks", {1, 2, 3, 4})};
   std::vector<PastPeak> past{{sample({{"disks", "2"}}), 100},
