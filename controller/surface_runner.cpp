@@ -74,11 +74,7 @@ class Scheduler {
         resumable_.push_back(p.position);
       } else {
         record_finished(out, s->status, s->peak_rate, s->cost_s, s->trials);
-        if (out.peak_rate) {
-          out.elasticity = response_elasticity(stored_loads(store, *p.search_id, o.search.peak),
-                                               *out.peak_rate, o.search.peak.r_sat_ms)
-                               .value_or(0);
-        }
+        if (out.peak_rate) set_curve(out, stored_loads(store, *p.search_id, o.search.peak));
       }
     }
   }
@@ -127,6 +123,15 @@ class Scheduler {
 
   double total_cost() const { return done_cost_; }
 
+  // A found point's elasticity and region centre, for the seeds of later points (of the mean
+  // response time: none for a percentile region).
+  void set_curve(PointOutcome& out, const std::vector<TestLoad>& loads) const {
+    const PeakConfig& peak = o_.search.peak;
+    if (peak.percentile) return;
+    out.elasticity = response_elasticity(loads, *out.peak_rate, peak.r_sat_ms).value_or(0);
+    out.centre = region_centre(loads, *out.peak_rate, peak.r_sat_ms, peak.width, out.elasticity);
+  }
+
   // Next sample for `slot`: unfinished searches first (they hold a position early in the tour),
   // then the next sample of the tour, unless the budget is spent.
   std::optional<Job> next_job(int slot) {
@@ -157,7 +162,7 @@ class Scheduler {
       for (const PointOutcome& p : run_.points) {
         if (p.peak_rate)
           past.push_back(
-              PastPeak{samples_[static_cast<std::size_t>(p.position)], *p.peak_rate, p.elasticity});
+              PastPeak{samples_[static_cast<std::size_t>(p.position)], *p.peak_rate, p.elasticity, p.centre});
       }
       if (o_.factors == nullptr) throw Error("run_surface: seeding needs the config's factors");
       if (auto seed =
@@ -232,9 +237,7 @@ class Scheduler {
     run_.live_trials += static_cast<int>(replay.live_trials());
     run_.replayed_trials += static_cast<int>(replay.replayed());
     record_finished(out, to_string(result.status), result.peak_rate, result.cost_s, result.trials);
-    if (out.peak_rate)
-      out.elasticity =
-          response_elasticity(result.loads, result.peak_rate, o_.search.peak.r_sat_ms).value_or(0);
+    if (out.peak_rate) set_curve(out, result.loads);
     if (o_.log) {
       o_.log(fmt::format("slot {}: {} {}: {} trials, {:.0f} s", slot, sample.key(),
                          result.status == SearchStatus::kFound

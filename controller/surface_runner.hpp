@@ -71,6 +71,7 @@ struct PointOutcome {
   bool seeded = false;         // start_rate is a nearby sample's λ* [003 §3.7]
   double seed_elasticity = 0;  // the neighbours' elasticity its seeded picker aimed with; 0: none
   double elasticity = 0;       // its own curve's at λ* (policies/curve_fit.hpp), for later seeds; 0: none
+  double centre = 0;           // its region's centre (region_centre), where later seeds start from; 0: none
   bool resumed = false;        // continued from trials stored by an earlier run
   bool ran_now = false;        // this run ran (some of) its search
 };
