@@ -128,8 +128,9 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
     o.start_distance = std::abs(start - t.peak_rate) / t.peak_rate;
     out.push_back(o);
     if (o.found) {
-      past.push_back(
-          PastPeak{s, r.peak_rate, response_elasticity(r.loads, r.peak_rate, c.peak().r_sat_ms).value_or(0)});
+      const double e = response_elasticity(r.loads, r.peak_rate, c.peak().r_sat_ms).value_or(0);
+      past.push_back(PastPeak{s, r.peak_rate, e,
+                              region_centre(r.loads, r.peak_rate, c.peak().r_sat_ms, c.peak().width, e)});
     }
     for (const auto& vo : variance_observations(r.loads)) prior.push_back(vo);
     if (prior.size() > 80)
