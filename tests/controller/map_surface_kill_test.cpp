@@ -33,7 +33,7 @@ fs::path fresh_dir(const std::string& name) {
 
 // configs/sim.toml with `runlength_s` replaced, so that each trial takes real time to simulate,
 // and without its [model] (everything from the first [[model.center]] on, the end of the file).
-// Without a model, --seeding starts each search at the nearest measured sample's λ* as measured:
+// Without a model, --seeding starts each search from the nearest measured sample's region as measured:
 // with the model's ratio the seeds of configs/sim.toml are within about 1% of λ*, its searches take
 // 3-5 trials each and the run is mostly model solving (0.4-0.9 s per sample at threads=100), so
 // few kills would land inside a search, which is what this test exercises.

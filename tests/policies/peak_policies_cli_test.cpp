@@ -4,10 +4,12 @@
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "policies/curve_fit.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -37,6 +39,32 @@ std::string query(const fs::path& db, const std::string& sql) {
   return out;
 }
 
+// The loads of a stored search, read back from its trials (rate and mean response times).
+std::vector<wb::TestLoad> stored_loads(const fs::path& db, long search_id) {
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  const std::string sql = "SELECT load_index, rate, mean_ms, sent, completed FROM trials WHERE search_id = " +
+                          std::to_string(search_id) + " ORDER BY id";
+  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  std::vector<wb::TestLoad> loads;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (loads.empty() || static_cast<int>(loads.size()) - 1 != sqlite3_column_int(st, 0)) {
+      loads.emplace_back();
+      loads.back().rate = sqlite3_column_double(st, 1);
+    }
+    wb::TrialResult t;
+    t.mean_ms = sqlite3_column_double(st, 2);
+    t.sent = static_cast<std::uint64_t>(sqlite3_column_int64(st, 3));
+    t.completed = static_cast<std::uint64_t>(sqlite3_column_int64(st, 4));
+    loads.back().saturated = loads.back().saturated || t.completed < 0.99 * static_cast<double>(t.sent);
+    loads.back().trials.push_back(t);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return loads;
+}
+
 // The expectation model's λ* for a sample, as `workbench whatif` reports it.
 double expected_peak(const std::string& config, const std::string& set) {
   auto w =
@@ -56,7 +84,9 @@ double expected_peak(const std::string& config, const std::string& set) {
 }  // namespace
 
 TEST_CASE(
-    "peak --policy model-safe --seeding starts at the nearest earlier sample's λ*, scaled by the model") {
+    "peak --policy model-safe --seeding starts at the centre of the nearest earlier sample's region, scaled "
+    "by "
+    "the model") {
   fs::path dir = fs::temp_directory_path() / ("wb_policies_cli_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -75,8 +105,15 @@ TEST_CASE(
   REQUIRE(far_peak != near_peak);
 
   // disks=2,threads=32 is one level from (2, 16) and far from (4, 100). configs/sim.toml has a
-  // [model], so the seed is (2, 16)'s measured λ* times the model's λ*(2, 32) / λ*(2, 16).
-  const double seed = near_peak * expected_peak(kSimConfig, "disks=2,threads=32") /
+  // [model], so the seed is the centre of (2, 16)'s region (where the curve through its claimed
+  // load, with the elasticity of the curve fitted to its loads, reaches R_sat = 40 ms; width 0.1)
+  // times the model's λ*(2, 32) / λ*(2, 16).
+  const auto near_loads = stored_loads(store, nlohmann::json::parse(a.out)["search_id"].get<long>());
+  const double elasticity = wb::response_elasticity(near_loads, near_peak, 40).value_or(0);
+  REQUIRE(elasticity > 0);
+  const double centre = wb::region_centre(near_loads, near_peak, 40, 0.1, elasticity);
+  CHECK(std::abs(centre / near_peak - 1) <= 0.1 / elasticity + 1e-12);
+  const double seed = centre * expected_peak(kSimConfig, "disks=2,threads=32") /
                       expected_peak(kSimConfig, "disks=2,threads=16");
   auto r =
       workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=2,threads=32",
@@ -103,6 +140,7 @@ TEST_CASE(
       store, "SELECT options_json FROM searches WHERE id = " + std::to_string(j["search_id"].get<long>())));
   CHECK(opts["seeding"] == true);
   CHECK(opts["start_rate"].get<double>() == Approx(seed));
+  CHECK(opts["seed_elasticity"].get<double>() == Approx(elasticity));
   CHECK(opts["runlength"] == "adaptive");
 
   // Without earlier searches of the testbed, --seeding starts at the model's λ* ...
@@ -113,8 +151,8 @@ TEST_CASE(
   CHECK(nlohmann::json::parse(e.out)["loads"][0]["rate"].get<double>() ==
         Approx(expected_peak(kSimConfig, "disks=2,threads=32")));
 
-  // ... and, with no [model] either, at [peak] start_rate; with earlier searches, at the nearest
-  // sample's λ* as measured.
+  // ... and, with no [model] either, at [peak] start_rate; with earlier searches, at the centre of
+  // the nearest sample's region as measured.
   fs::path no_model = dir / "sim-no-model.toml";
   {
     std::ifstream in(kSimConfig);
@@ -130,11 +168,14 @@ TEST_CASE(
   REQUIRE(f.exit_code == 0);
   auto fj = nlohmann::json::parse(f.out);
   CHECK(fj["loads"][0]["rate"].get<double>() == Approx(50));
+  const auto f_loads = stored_loads(bare, fj["search_id"].get<long>());
+  const double f_peak = fj["peak_rate"].get<double>();
+  const double f_centre =
+      wb::region_centre(f_loads, f_peak, 40, 0.1, wb::response_elasticity(f_loads, f_peak, 40).value_or(0));
   auto g = workbench({"peak", "--config", no_model.string(), "--store", bare.string(), "--set",
                       "disks=2,threads=64", "--policy", "model-safe", "--seeding", "--json"});
   REQUIRE(g.exit_code == 0);
-  CHECK(nlohmann::json::parse(g.out)["loads"][0]["rate"].get<double>() ==
-        Approx(fj["peak_rate"].get<double>()));
+  CHECK(nlohmann::json::parse(g.out)["loads"][0]["rate"].get<double>() == Approx(f_centre));
   fs::remove_all(dir);
 }
 
