@@ -13,7 +13,6 @@
 #include "controller/search_recorder.hpp"
 #include "controller/testbed.hpp"
 #include "core/error.hpp"
-#include "policies/curve_fit.hpp"
 #include "policies/runlength.hpp"
 #include "policies/search.hpp"
 #include "policies/seeding.hpp"
@@ -41,10 +40,7 @@ TestbedHistory read_history(store::Store& store, const std::string& testbed, con
     std::optional<store::SearchRecord> rec = store.search(id);
     if (!rec || !rec->peak_rate) continue;
     std::vector<TestLoad> loads = stored_loads(store, id, peak);
-    // The curve's slope and the region's centre are of the mean response time.
-    double e = peak.percentile ? 0 : response_elasticity(loads, *rec->peak_rate, peak.r_sat_ms).value_or(0);
-    h.peaks.push_back(PastPeak{rec->sample, *rec->peak_rate, e,
-                               region_centre(loads, *rec->peak_rate, peak.r_sat_ms, peak.width, e)});
+    h.peaks.push_back(past_peak(rec->sample, loads, *rec->peak_rate, peak));
     for (const auto& v : variance_observations(loads)) h.variances.push_back(v);
   }
   return h;

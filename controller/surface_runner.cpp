@@ -14,7 +14,6 @@
 #include "controller/probe_check.hpp"
 #include "controller/search_recorder.hpp"
 #include "core/error.hpp"
-#include "policies/curve_fit.hpp"
 #include "policies/seeding.hpp"
 
 namespace wb {
@@ -126,10 +125,10 @@ class Scheduler {
   // A found point's elasticity and region centre, for the seeds of later points (of the mean
   // response time: none for a percentile region).
   void set_curve(PointOutcome& out, const std::vector<TestLoad>& loads) const {
-    const PeakConfig& peak = o_.search.peak;
-    if (peak.percentile) return;
-    out.elasticity = response_elasticity(loads, *out.peak_rate, peak.r_sat_ms).value_or(0);
-    out.centre = region_centre(loads, *out.peak_rate, peak.r_sat_ms, peak.width, out.elasticity);
+    PastPeak p =
+        past_peak(samples_[static_cast<std::size_t>(out.position)], loads, *out.peak_rate, o_.search.peak);
+    out.elasticity = p.elasticity;
+    out.centre = p.centre;
   }
 
   // Next sample for `slot`: unfinished searches first (they hold a position early in the tour),

@@ -1,6 +1,8 @@
 // [003 §3.7] Seeding heuristics: start a search at the peak rate of the nearest measured sample.
 #include "policies/seeding.hpp"
 
+#include "policies/curve_fit.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -51,6 +53,15 @@ double sample_distance(const Sample& a, const Sample& b, const std::vector<Facto
     sum += d * d;
   }
   return std::sqrt(sum);
+}
+
+PastPeak past_peak(const Sample& sample, const std::vector<TestLoad>& loads, double peak_rate,
+                   const PeakConfig& peak) {
+  PastPeak p{sample, peak_rate};
+  if (peak.percentile) return p;
+  p.elasticity = response_elasticity(loads, peak_rate, peak.r_sat_ms).value_or(0);
+  p.centre = region_centre(loads, peak_rate, peak.r_sat_ms, peak.width, p.elasticity);
+  return p;
 }
 
 std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<PastPeak>& past,

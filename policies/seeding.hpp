@@ -4,8 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "core/config.hpp"
 #include "core/factor.hpp"
 #include "core/sample.hpp"
+#include "core/search_result.hpp"
 
 namespace wb {
 
@@ -17,6 +19,11 @@ struct PastPeak {
   double elasticity = 0;  // its response_elasticity() at λ* (policies/curve_fit.hpp); 0: unknown
   double centre = 0;      // its region_centre() (curve_fit.hpp), which the seed is taken from; 0: peak_rate
 };
+
+// A found search as a past peak: its elasticity and region centre from its loads (curve_fit.hpp), of
+// the mean response time, so none for a percentile region.
+PastPeak past_peak(const Sample& sample, const std::vector<TestLoad>& loads, double peak_rate,
+                   const PeakConfig& peak);
 
 struct SeedChoice {
   double rate = 0;

@@ -8,7 +8,6 @@
 
 #include "harness/sim/random.hpp"
 #include "harness/sim/sim_testbed.hpp"
-#include "policies/curve_fit.hpp"
 #include "policies/runlength.hpp"
 
 namespace wb {
@@ -128,9 +127,7 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
     o.start_distance = std::abs(start - t.peak_rate) / t.peak_rate;
     out.push_back(o);
     if (o.found) {
-      const double e = response_elasticity(r.loads, r.peak_rate, c.peak().r_sat_ms).value_or(0);
-      past.push_back(PastPeak{s, r.peak_rate, e,
-                              region_centre(r.loads, r.peak_rate, c.peak().r_sat_ms, c.peak().width, e)});
+      past.push_back(past_peak(s, r.loads, r.peak_rate, c.peak()));
     }
     for (const auto& vo : variance_observations(r.loads)) prior.push_back(vo);
     if (prior.size() > 80)
