@@ -15,6 +15,7 @@
 #include "core/search_result.hpp"
 #include "core/stats.hpp"
 #include "models/probe_plan.hpp"
+#include "policies/search.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -33,14 +34,6 @@ struct TrialOptions {
   bool seed_given = false;
   bool verbose = false;
 };
-
-// The peak search's rule (policies/search.cpp): throughput short of what was sent, or errors.
-bool saturated(const TrialResult& t, const PeakConfig& peak) {
-  if (t.sent == 0) return true;
-  const double sent = static_cast<double>(t.sent);
-  return static_cast<double>(t.completed) < peak.min_throughput_ratio * sent ||
-         static_cast<double>(t.errors) > peak.max_error_ratio * sent;
-}
 
 nlohmann::json trial_json(const TrialResult& t, bool sat) {
   nlohmann::json j{{"offered_rate", t.offered_rate},
@@ -129,7 +122,7 @@ int run_trial(const CommonOptions& common, const TrialOptions& o) {
   bool any_saturated = false;
   for (const auto& t : trials) {
     means.push_back(t.mean_ms);
-    any_saturated = any_saturated || saturated(t, config.peak());
+    any_saturated = any_saturated || trial_saturated(t, config.peak());
   }
   const MeanInterval response = mean_interval(means, target.confidence);
   store.finish_fixed_run(run_id, response);
@@ -141,7 +134,7 @@ int run_trial(const CommonOptions& common, const TrialOptions& o) {
 
   if (common.json) {
     nlohmann::json tj = nlohmann::json::array();
-    for (const auto& t : trials) tj.push_back(trial_json(t, saturated(t, config.peak())));
+    for (const auto& t : trials) tj.push_back(trial_json(t, trial_saturated(t, config.peak())));
     nlohmann::json mismatch;
     if (check.mismatch_id) {
       mismatch = {
@@ -179,7 +172,7 @@ int run_trial(const CommonOptions& common, const TrialOptions& o) {
     for (std::size_t i = 0; i < trials.size(); ++i) {
       const TrialResult& t = trials[i];
       fmt::print("  {:>5} {:>11.1f} {:>10.3f} {:>10.3f} {:>8}{}\n", i + 1, t.achieved_rate, t.mean_ms,
-                 t.p99_ms, t.errors, saturated(t, config.peak()) ? "  saturated" : "");
+                 t.p99_ms, t.errors, trial_saturated(t, config.peak()) ? "  saturated" : "");
     }
     fmt::print("mean response {:.3f} ms, {:g}% CI [{:.3f}, {:.3f}] (Student t, {} trials)\n", response.mean,
                target.confidence * 100, response.low, response.high, trials.size());

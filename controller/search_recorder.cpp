@@ -34,12 +34,8 @@ std::vector<TestLoad> stored_loads(store::Store& store, std::int64_t search_id, 
       loads.emplace_back();
       loads.back().rate = st.trial.offered_rate;
     }
-    const TrialResult& t = st.trial;
-    double sent = static_cast<double>(t.sent);
-    loads.back().saturated = loads.back().saturated || t.sent == 0 ||
-                             static_cast<double>(t.completed) < peak.min_throughput_ratio * sent ||
-                             static_cast<double>(t.errors) > peak.max_error_ratio * sent;
-    loads.back().trials.push_back(t);
+    loads.back().saturated = loads.back().saturated || trial_saturated(st.trial, peak);
+    loads.back().trials.push_back(st.trial);
   }
   return loads;
 }

@@ -12,14 +12,14 @@
 
 namespace wb {
 
-namespace {
-
 bool trial_saturated(const TrialResult& t, const PeakConfig& p) {
   if (t.sent == 0) return true;
   double sent = static_cast<double>(t.sent);
   return static_cast<double>(t.completed) < p.min_throughput_ratio * sent ||
          static_cast<double>(t.errors) > p.max_error_ratio * sent;
 }
+
+namespace {
 
 // The response metric the region is defined on: the mean, or the P_sat percentile [003 §3.3].
 double trial_metric(const TrialResult& t, const PeakConfig& p) {

@@ -27,6 +27,11 @@ class SearchObserver {
   virtual void on_trial_error(double /*rate*/, const std::string& /*what*/, bool /*retrying*/) {}
 };
 
+// Whether one trial saturated the SUT: nothing sent, fewer completed than min_throughput_ratio of
+// those sent, or more errors than max_error_ratio of them. The one rule for the search, `trial` and
+// loads read back from the store.
+bool trial_saturated(const TrialResult& t, const PeakConfig& p);
+
 // The verdict for a load from its trials [003 Alg. 2 Steps 8-10]; fills load.ci (for a peak, the
 // CI that is claimed) and load.saturated. kInvalid means "overlaps, needs more trials".
 // REQUIRES: load.trials.size() >= 2.
