@@ -6,27 +6,21 @@
 // integer counts), so a level costs O(rows · attributes) and the split scan O(bins). Rows are kept
 // in a canonical order (by content) and every bin is summed in that order, so every floating-point
 // sum, and hence every split and leaf, is independent of the order in which the observations
-// arrived.
+// arrived. The split scan itself is in models/zcart_split_search.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 
 #include "models/zcart.hpp"
+#include "models/zcart_split_search.hpp"
 
 namespace wb {
 namespace {
 
-struct Bin {
-  double n = 0, s = 0, s2 = 0;
-};
-
-struct Split {
-  double gain = 0;
-  int attr = -1;
-  std::uint32_t bin = 0;                // numeric: bins <= bin go left
-  std::vector<std::uint8_t> left_cats;  // categorical
-};
+using zcart_detail::Bin;
+using zcart_detail::Split;
+using zcart_detail::SplitSearch;
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -51,12 +45,6 @@ double from_bits(std::uint64_t u) {
 constexpr std::size_t kAhead = 16;
 inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 1); }
 
-double entropy(double k, double n) {  // binary entropy of k successes in n [000 eq. 2]
-  if (k <= 0 || k >= n) return 0;
-  double p = k / n, q = 1 - p;
-  return -(p * std::log2(p) + q * std::log2(q));
-}
-
 }  // namespace
 
 class ZCartBuilder {
@@ -66,7 +54,12 @@ class ZCartBuilder {
   // Otherwise (a leaf retrained by add()) the builder works on local positions 0..n-1 of the rows
   // in canonical order, and ids_ maps them back to table rows.
   ZCartBuilder(ZCart& tree, std::vector<std::uint32_t>& rows, bool whole_table)
-      : t_(tree), tab_(tree.table_), opt_(tree.options_), a_(tab_.attributes()), order_(rows) {
+      : t_(tree),
+        tab_(tree.table_),
+        opt_(tree.options_),
+        a_(tab_.attributes()),
+        order_(rows),
+        search_(tab_, opt_, offset_) {
     canonical_order();
     if (whole_table) {
       t_.table_.permute(order_);
@@ -95,7 +88,7 @@ class ZCartBuilder {
     std::vector<Bin> h(total_bins_);
     double ref = reference_ratio(0, order_.size());
     fill(0, order_.size(), ref, h);
-    Split s = choose(h, order_.size(), depth);
+    Split s = search_.choose(h, order_.size(), depth);
     if (s.attr != nd.attr) return false;
     if (s.attr < 0) return true;
     if (s.left_cats.empty())
@@ -343,61 +336,6 @@ class ZCartBuilder {
     }
   }
 
-  double gain(const Bin& l, const Bin& r, const Bin& p) const {
-    if (opt_.criterion == SplitCriterion::kInfoGain)
-      return entropy(p.s, p.n) - (l.n * entropy(l.s, l.n) + r.n * entropy(r.s, r.n)) / p.n;
-    return (l.s * l.s / l.n + r.s * r.s / r.n - p.s * p.s / p.n) / p.n;
-  }
-
-  bool pure(const Bin& p) const {
-    if (opt_.criterion == SplitCriterion::kInfoGain) return p.s <= 0 || p.s >= p.n;
-    double mean = p.s / p.n;
-    return (p.s2 / p.n - mean * mean) <= 1e-14 * (1 + mean * mean);
-  }
-
-  Split best_split(const std::vector<Bin>& h, const Bin& p) const {
-    Split best;
-    best.gain = opt_.min_gain;
-    double min_leaf = opt_.min_leaf;
-    for (std::size_t a = 0; a < a_; ++a) {
-      const Bin* hb = &h[offset_[a]];
-      std::size_t nb = offset_[a + 1] - offset_[a];
-      if (tab_.schema()[a].kind == AttributeKind::kNumeric) {
-        Bin l;
-        for (std::size_t k = 0; k + 1 < nb; ++k) {
-          if (hb[k].n == 0) continue;
-          l.n += hb[k].n, l.s += hb[k].s, l.s2 += hb[k].s2;
-          if (l.n < min_leaf) continue;
-          Bin r{p.n - l.n, p.s - l.s, p.s2 - l.s2};
-          if (r.n < min_leaf) break;
-          double g = gain(l, r, p);
-          if (g > best.gain) best = Split{g, static_cast<int>(a), static_cast<std::uint32_t>(k), {}};
-        }
-        continue;
-      }
-      // Categorical: order categories by mean target; the best binary partition is a prefix [CART].
-      std::vector<std::uint32_t> cats;
-      for (std::uint32_t c = 0; c < nb; ++c)
-        if (hb[c].n > 0) cats.push_back(c);
-      std::stable_sort(cats.begin(), cats.end(),
-                       [&](auto x, auto y) { return hb[x].s / hb[x].n < hb[y].s / hb[y].n; });
-      Bin l;
-      for (std::size_t i = 0; i + 1 < cats.size(); ++i) {
-        const Bin& x = hb[cats[i]];
-        l.n += x.n, l.s += x.s, l.s2 += x.s2;
-        if (l.n < min_leaf) continue;
-        Bin r{p.n - l.n, p.s - l.s, p.s2 - l.s2};
-        if (r.n < min_leaf) break;
-        double g = gain(l, r, p);
-        if (g > best.gain) {
-          best = Split{g, static_cast<int>(a), 0, std::vector<std::uint8_t>(nb, 0)};
-          for (std::size_t j = 0; j <= i; ++j) best.left_cats[cats[j]] = 1;
-        }
-      }
-    }
-    return best;
-  }
-
   // Stable partition of order_[b, e): left rows stay in place, right rows go through tmp_.
   // Returns the first right position.
   template <typename T>
@@ -433,20 +371,9 @@ class ZCartBuilder {
     return w;
   }
 
-  // The split of a node of n rows with histogram h at `depth`; attr -1: none (a leaf).
-  Split choose(const std::vector<Bin>& h, std::size_t n, int depth) const {
-    Bin p;
-    if (a_ > 0)
-      for (std::size_t k = offset_[0]; k < offset_[1]; ++k) p.n += h[k].n, p.s += h[k].s, p.s2 += h[k].s2;
-    Split s;
-    if (a_ > 0 && depth < opt_.max_depth && n >= 2 * static_cast<std::size_t>(opt_.min_leaf) && !pure(p))
-      s = best_split(h, p);
-    return s;
-  }
-
   void node(int id, std::size_t b, std::size_t e, int depth, std::vector<Bin> h) {
     std::size_t n = e - b;
-    Split s = choose(h, n, depth);
+    Split s = search_.choose(h, n, depth);
     if (s.attr < 0) {
       auto& rows = t_.nodes_[id].rows;
       rows.resize(n);
@@ -526,6 +453,7 @@ class ZCartBuilder {
   std::vector<std::vector<double>> bin_upper_;
   std::vector<std::size_t> offset_;
   std::size_t total_bins_ = 0;
+  SplitSearch search_;  // reads offset_, filled by make_bins()
   std::vector<double> scratch_;
   std::vector<std::uint32_t> counts_;
   // Median search: nodes above kSmall rows bucket their ratios' bit patterns into at most kBuckets
