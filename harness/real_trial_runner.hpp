@@ -13,6 +13,7 @@
 #include "core/config.hpp"
 #include "core/trial.hpp"
 #include "harness/executor.hpp"
+#include "harness/sut_stage_stats.hpp"
 #include "harness/testbed_config.hpp"
 
 namespace wb {
@@ -33,22 +34,6 @@ struct RealRunnerOptions {
   std::function<bool()> interrupted;            // polled while a trial runs; true => stop, throw Interrupted
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
-
-// Whether the SUT reports per-stage times: its [sut] start command runs the bundled refserver
-// ({refserver}), which answers a stats request (sut/stage_stats.hpp).
-bool sut_reports_stages(const TestbedConfig& testbed);
-
-// Sends one stats request to refserver at address:port and returns its JSON; with `reset` the
-// server zeroes its counters after answering. Throws Error when it cannot connect, the answer is
-// not a stats object, or nothing arrives within `timeout`.
-nlohmann::json fetch_refserver_stats(const std::string& address, int port, bool reset,
-                                     std::chrono::milliseconds timeout);
-
-// Mean time per request in each stage, ms, from a refserver stats object: every stage's total
-// over reads, writes and metadata requests divided by their count (a metadata request spends 0
-// in the disk stages, so disk means are per request, like the model's per-request times).
-// Empty when the stats counted no such request. Throws Error when the object has another shape.
-std::map<std::string, double> stage_means_from_refserver_stats(const nlohmann::json& stats);
 
 // Makes the executor for one host: local or SSH. Throws Error (host key, auth, unreachable).
 std::unique_ptr<Executor> connect_host(const HostConfig& host);
