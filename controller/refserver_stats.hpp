@@ -1,6 +1,6 @@
 #pragma once
 // Turns refserver's per-stage statistics (rpc::Op::kStats, sut/stage_stats.hpp; fetched with
-// fetch_refserver_stats of harness/real_trial_runner.hpp) into calibrated demands of the [model]
+// fetch_refserver_stats of harness/sut_stage_stats.hpp) into calibrated demands of the [model]
 // centers named like a stage [issue 7.2; 000 §4.1.1: direct measurements of a center's demand].
 #include <optional>
 #include <string>
