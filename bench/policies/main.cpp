@@ -42,7 +42,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -54,33 +53,12 @@
 #include "policies/runlength.hpp"
 #include "policies/search.hpp"
 #include "policies/seeding.hpp"
+#include "ratio_stats.hpp"
 #include "tour.hpp"
 
 using namespace wb;
 
-namespace {
-
-// A percentile bootstrap interval for median(a)/median(b), the seeds of each resampled with
-// replacement (2000 times, a fixed generator): how far a per-sample ratio of medians over this many
-// seeds moves by the draw of the seeds alone.
-std::pair<double, double> bootstrap_ratio_interval(const std::vector<double>& a, const std::vector<double>& b,
-                                                   double level, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_int_distribution<std::size_t> pick_a(0, a.size() - 1), pick_b(0, b.size() - 1);
-  std::vector<double> ratios, ra(a.size()), rb(b.size());
-  for (int i = 0; i < 2000; ++i) {
-    for (auto& x : ra) x = a[pick_a(gen)];
-    for (auto& x : rb) x = b[pick_b(gen)];
-    ratios.push_back(wb::median(ra) / wb::median(rb));
-  }
-  std::sort(ratios.begin(), ratios.end());
-  auto at = [&](double q) {
-    return ratios[static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1))];
-  };
-  return {at((1 - level) / 2), at((1 + level) / 2)};
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
   int seeds = 20, strawman_seeds = 20, curve_seeds = 5, threads = 1;
@@ -372,6 +350,7 @@ int main(int argc, char** argv) {
     double worst = 0;
     std::string worst_sample;
     int over = 0, surely_over = 0;
+    std::vector<std::vector<double>> all_ms, all_b;  // [sample][seed]
     for (std::size_t k = 0; k < tour.size(); ++k) {
       std::vector<double> cb, cms, cm;
       int nf = 0;
@@ -386,7 +365,9 @@ int main(int argc, char** argv) {
       }
       double ratio = median(cms) / median(cb);
       if (ratio > worst) worst = ratio, worst_sample = tour[k].key();
-      auto [low, high] = bootstrap_ratio_interval(cms, cb, 0.90, 1000 + static_cast<unsigned>(k));
+      auto [low, high] = bench::bootstrap_ratio_interval(cms, cb, 0.90, 1000 + static_cast<unsigned>(k));
+      all_ms.push_back(cms);
+      all_b.push_back(cb);
       over += ratio > 1.25;
       surely_over += low > 1.25;
       fmt::print("{:<22} {:>9.1f} {:>9.2f} {:>10.2f} {:>8.2f} {:>13} {:>9.2f} {:>10.2f} {:>8d} {:>7.2f}\n",
@@ -397,6 +378,15 @@ int main(int argc, char** argv) {
     fmt::print("worst model-safe ÷ binsearch median: {:.2f} at {} (goal ≤ 1.25)\n", worst, worst_sample);
     fmt::print("samples over 1.25: {} of {}; of these, {} with the whole 90% bootstrap interval above 1.25\n",
                over, tour.size(), surely_over);
+    // Were the two policies equally costly on every sample, how often would the worst of these
+    // ratios exceed the goal by the draw of the seeds alone?
+    bench::NullWorst null = bench::null_worst_ratio(all_ms, all_b, 1.25, worst, 77);
+    fmt::print(
+        "were model-safe and binsearch equally costly on every sample (each seed's pair swapped at random, "
+        "2000 draws): the worst ratio exceeds 1.25 in {:.0f}% of draws, reaches the {:.2f} seen here in "
+        "{:.0f}%; "
+        "its 95th percentile {:.2f}\n",
+        100 * null.p_over_goal, worst, 100 * null.p_observed, null.quantile95);
   }
 
   // Goals.
