@@ -215,6 +215,10 @@ Command trial_command() {
       "\"fixed\", "
       "listed by `workbench report`) with every trial; on refserver each trial also keeps refserver's "
       "per-stage times (thread_queue, cpu, disk_queue, disk, ...), which name the deviating center."
+      "\n\nA trial is marked saturated when the SUT did not keep up: fewer answers inside the measurement "
+      "window than [peak] min_throughput_ratio (0.99) of the λr offered, and fewer by more than 5√(λr) (the "
+      "noise of Poisson arrivals); or errors over max_error_ratio (1%) of those sent. Its mean is then not a "
+      "steady-state response time; the peak search takes such a load as above the region."
       "\n\nExample:\n  workbench trial --config "
       "configs/sim.toml --set disks=2,threads=16 --rate 40 --runlength 20 --trials 3",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {

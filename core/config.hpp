@@ -36,7 +36,7 @@ struct PeakConfig {
   std::string sequential = "bonferroni";
   int peak_min_trials = 3;
   double look_growth = 1.5;
-  double min_throughput_ratio = 0.99;  // completed/sent below this => saturated
+  double min_throughput_ratio = 0.99;  // completed/sent, or achieved/offered, below this => saturated
   double max_error_ratio = 0.01;       // errors/sent above this => saturated
   // Load pickers and runlength [003 §3.1-3.7] (policies/).
   double linear_step = 10;            // linear/strawman increment, requests/s [003 §3.5]

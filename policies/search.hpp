@@ -28,8 +28,9 @@ class SearchObserver {
 };
 
 // Whether one trial saturated the SUT: nothing sent, fewer completed than min_throughput_ratio of
-// those sent, or more errors than max_error_ratio of them. The one rule for the search, `trial` and
-// loads read back from the store.
+// those sent, more errors than max_error_ratio of them, or fewer answers inside the measurement
+// window than min_throughput_ratio of the offered λr and fewer by more than 5√(λr). The one rule
+// for the search, `trial` and loads read back from the store.
 bool trial_saturated(const TrialResult& t, const PeakConfig& p);
 
 // The verdict for a load from its trials [003 Alg. 2 Steps 8-10]; fills load.ci (for a peak, the

@@ -21,6 +21,7 @@ class CurveRunner final : public TrialRunner {
     t.sent = 1000;
     bool sat = rate >= 0.999 * capacity();
     t.completed = sat ? 800 : 1000;
+    t.achieved_rate = sat ? 0.8 * rate : rate;
     t.mean_ms = sat ? 5000 : response_ms(rate) * (i % 2 == 0 ? 1.01 : 0.99);
     t.cost_s = runlength_s + 30;
     return t;

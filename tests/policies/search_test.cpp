@@ -32,6 +32,7 @@ class ScriptedRunner final : public TrialRunner {
     t.runlength_s = runlength_s;
     t.sent = 1000;
     t.completed = saturated(rate) ? 900 : 1000;
+    t.achieved_rate = saturated(rate) ? 0.9 * rate : rate;
     t.mean_ms = response(rate, i);
     t.cost_s = runlength_s + 10;
     return t;
@@ -260,6 +261,7 @@ TEST_CASE("a bracket that collapses without a claim measures its best load again
       t.runlength_s = runlength_s;
       t.sent = 1000;
       t.completed = rate < 200 ? 1000 : 500;
+      t.achieved_rate = rate < 200 ? rate : 0.5 * rate;
       t.mean_ms = std::max(0.1, r * (1 + 0.22 * std::sqrt(60 / runlength_s) * z(rng)));
       t.cost_s = runlength_s + 10;
       return t;

@@ -113,6 +113,7 @@ TEST_CASE("a refserver with a slow disk: stage times per trial, and the disk dev
   REQUIRE(r.exit_code == 1);
   json j = json::parse(r.out);
   REQUIRE(j["trials"].size() == 3);
+  CHECK(j["saturated"] == false);  // 100/s is well within what it serves
   for (const auto& t : j["trials"]) {
     REQUIRE(t["stage_ms"].is_object());
     for (const char* stage : {"thread_queue", "lock", "cpu", "disk_queue", "disk", "lag", "residence"}) {
@@ -172,6 +173,32 @@ TEST_CASE("a refserver with a slow disk: stage times per trial, and the disk dev
   auto ph = workbench({"probe", "list", "--config", config.string(), "--store", store}, 60s);
   REQUIRE(ph.exit_code == 0);
   CHECK(ph.out.find("center disk: ") != std::string::npos);
+}
+
+TEST_CASE("a trial past the refserver's capacity is saturated: its answers fall short of the offered load") {
+  // With the slow disk the server answers at most about 240/s (200/s on the fast disk, 50/s on
+  // the slow one, less the long log writes). wbload waits for every answer, so completed equals
+  // sent; only the answers inside the 2 s window show that 400/s was not served.
+  fs::path dir = wb::test::fresh_dir("refserver_over");
+  fs::path config = slow_disk_config(dir, kTrialPeak);
+  const std::string store = (dir / "w.db").string();
+  auto r = workbench({"trial", "--config", config.string(), "--store", store, "--rate", "400", "--runlength",
+                      "2", "--trials", "2", "--json"},
+                     90s);
+  INFO("stderr: " << r.err << "\nstdout: " << r.out);
+  REQUIRE((r.exit_code == 0 || r.exit_code == 1));
+  json j = json::parse(r.out);
+  CHECK(j["saturated"] == true);
+  REQUIRE(j["trials"].size() == 2);
+  for (const auto& t : j["trials"]) {
+    CHECK(t["saturated"] == true);
+    CHECK(t["completed"] == t["sent"]);
+    CHECK(t["achieved_rate"].get<double>() < 300);
+  }
+  auto human = workbench({"trial", "--config", config.string(), "--store", store, "--rate", "400",
+                          "--runlength", "2", "--trials", "2"},
+                         90s);
+  CHECK(human.out.find("some trials saturated") != std::string::npos);
 }
 
 TEST_CASE("a peak search on a refserver with a slow disk: the λ* mismatch names the disk") {
