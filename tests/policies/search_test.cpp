@@ -91,6 +91,38 @@ TEST_CASE("a saturated trial makes its load 'above' whatever its response time")
   CHECK(res.loads[3].verdict == Verdict::kAbove);
 }
 
+TEST_CASE("trial_saturated: errors, completions short of sends, or answers in the window short of λr") {
+  PeakConfig p;  // min_throughput_ratio 0.99, max_error_ratio 0.01
+  TrialResult t;
+  t.offered_rate = 100;
+  t.runlength_s = 60;  // λr = 6000, 5√(λr) = 387
+  t.sent = t.completed = 6000;
+  t.achieved_rate = 100;
+  CHECK_FALSE(trial_saturated(t, p));
+  t.achieved_rate = 95;  // 300 short: over 1% but within the arrivals' noise
+  CHECK_FALSE(trial_saturated(t, p));
+  t.achieved_rate = 93;  // 420 short: over both
+  CHECK(trial_saturated(t, p));
+  t.offered_rate = 10000;  // λr = 600000: 5√(λr) = 3873 is under 1% (6000)
+  t.sent = t.completed = 600000;
+  t.achieved_rate = 9920;  // 4800 short: more than the noise, less than 1%
+  CHECK_FALSE(trial_saturated(t, p));
+  t.achieved_rate = 9890;  // 6600 short
+  CHECK(trial_saturated(t, p));
+  t.achieved_rate = 10000;
+  t.completed = 593000;  // completions short of sends
+  CHECK(trial_saturated(t, p));
+  t.completed = 600000;
+  t.errors = 6001;  // errors over 1% of sends
+  CHECK(trial_saturated(t, p));
+  t.errors = 0;
+  t.sent = t.completed = 0;  // nothing sent
+  CHECK(trial_saturated(t, p));
+  TrialResult unknown;  // no offered rate known: only the counts judge
+  unknown.sent = unknown.completed = 1000;
+  CHECK_FALSE(trial_saturated(unknown, p));
+}
+
 TEST_CASE("with the paper's rule the trial cap at one load ends the search with status budget") {
   ScriptedRunner r;
   // Wildly noisy at every load: overlaps the region but never reaches 90% accuracy.
