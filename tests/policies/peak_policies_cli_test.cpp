@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policies/curve_fit.hpp"
+#include "policies/search.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -39,13 +40,16 @@ std::string query(const fs::path& db, const std::string& sql) {
   return out;
 }
 
-// The loads of a stored search, read back from its trials (rate and mean response times).
+// The loads of a stored search, read back from its trials (rate, mean response times, and whether
+// saturated by trial_saturated at the default [peak] limits, which the test configs keep).
 std::vector<wb::TestLoad> stored_loads(const fs::path& db, long search_id) {
   sqlite3* h = nullptr;
   REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
   sqlite3_stmt* st = nullptr;
-  const std::string sql = "SELECT load_index, rate, mean_ms, sent, completed FROM trials WHERE search_id = " +
-                          std::to_string(search_id) + " ORDER BY id";
+  const std::string sql =
+      "SELECT load_index, rate, mean_ms, sent, completed, errors, achieved_rate, runlength_s FROM trials "
+      "WHERE search_id = " +
+      std::to_string(search_id) + " ORDER BY id";
   REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
   std::vector<wb::TestLoad> loads;
   while (sqlite3_step(st) == SQLITE_ROW) {
@@ -57,7 +61,11 @@ std::vector<wb::TestLoad> stored_loads(const fs::path& db, long search_id) {
     t.mean_ms = sqlite3_column_double(st, 2);
     t.sent = static_cast<std::uint64_t>(sqlite3_column_int64(st, 3));
     t.completed = static_cast<std::uint64_t>(sqlite3_column_int64(st, 4));
-    loads.back().saturated = loads.back().saturated || t.completed < 0.99 * static_cast<double>(t.sent);
+    t.errors = static_cast<std::uint64_t>(sqlite3_column_int64(st, 5));
+    t.offered_rate = loads.back().rate;
+    t.achieved_rate = sqlite3_column_double(st, 6);
+    t.runlength_s = sqlite3_column_double(st, 7);
+    loads.back().saturated = loads.back().saturated || wb::trial_saturated(t, wb::PeakConfig{});
     loads.back().trials.push_back(t);
   }
   sqlite3_finalize(st);
