@@ -58,8 +58,6 @@
 
 using namespace wb;
 
-namespace {}  // namespace
-
 int main(int argc, char** argv) {
   int seeds = 20, strawman_seeds = 20, curve_seeds = 5, threads = 1;
   bool curve = true, breakdown = false, side_detail = false;
@@ -383,9 +381,8 @@ int main(int argc, char** argv) {
     bench::NullWorst null = bench::null_worst_ratio(all_ms, all_b, 1.25, worst, 77);
     fmt::print(
         "were model-safe and binsearch equally costly on every sample (each seed's pair swapped at random, "
-        "2000 draws): the worst ratio exceeds 1.25 in {:.0f}% of draws, reaches the {:.2f} seen here in "
-        "{:.0f}%; "
-        "its 95th percentile {:.2f}\n",
+        "2000 draws): the worst ratio exceeds 1.25 in {:.0f}% of draws, reaches the {:.2f} seen here "
+        "in {:.0f}%; its 95th percentile {:.2f}\n",
         100 * null.p_over_goal, worst, 100 * null.p_observed, null.quantile95);
   }
 
