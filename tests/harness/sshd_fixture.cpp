@@ -10,12 +10,15 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -63,6 +66,25 @@ std::vector<pid_t> descendants(pid_t root) {
   }
   found.erase(found.begin());
   return found;
+}
+
+// The client ports of the loopback TCP connections whose local end is `port` and that are
+// ESTABLISHED (state 01 in /proc/net/tcp): the server's ends of its open connections.
+std::set<int> established_peer_ports(int port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);  // the header
+  std::set<int> peers;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    if (!(fields >> slot >> local >> remote >> state) || state != "01") continue;
+    const auto local_colon = local.find(':'), remote_colon = remote.find(':');
+    if (local_colon == std::string::npos || remote_colon == std::string::npos) continue;
+    if (std::stoi(local.substr(local_colon + 1), nullptr, 16) != port) continue;
+    peers.insert(std::stoi(remote.substr(remote_colon + 1), nullptr, 16));
+  }
+  return peers;
 }
 
 int free_loopback_port() {
@@ -250,7 +272,21 @@ std::size_t SshdFixture::open_sessions() const {
 }
 
 void SshdFixture::kill_connections() const {
+  // Killing is not yet closing: a connection process may have forked a channel's child (still
+  // holding the connection's socket until it closes its descriptors) just before the kill, and
+  // a process under load takes a while to exit. So wait until the server's end of every
+  // connection open now has left ESTABLISHED — then the client sees the close on its next read.
+  const std::set<int> open_now = established_peer_ports(port_);
   for (pid_t pid : connection_pids()) ::kill(pid, SIGKILL);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (true) {
+    const std::set<int> still = established_peer_ports(port_);
+    if (std::none_of(open_now.begin(), open_now.end(), [&](int p) { return still.count(p) > 0; })) return;
+    if (std::chrono::steady_clock::now() >= until) {
+      throw Error(fmt::format("sshd fixture: a connection to port {} stayed open 10 s after SIGKILL", port_));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 std::string SshdFixture::log() const { return slurp(log_file_); }
