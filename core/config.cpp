@@ -107,6 +107,11 @@ PeakConfig parse_peak(ConfigSection& p) {
   if (!(c.max_error_ratio >= 0 && c.max_error_ratio < 1)) p.fail("max_error_ratio", "must be in [0, 1)");
   c.linear_step = p.number_or("linear_step", c.linear_step);
   if (!(c.linear_step > 0)) p.fail("linear_step", "must be a positive rate in requests/s");
+  // [003 §3.1] runs the strawman with "a small increment to produce an accurate result": its λ* is
+  // the last load before saturation, so it lies in the peak-rate region only if the step is below
+  // the region's lower half in requests/s ([λ(R_sat(1 − s)), λ(R_sat)]).
+  c.strawman_step = p.number_or("strawman_step", c.linear_step);
+  if (!(c.strawman_step > 0)) p.fail("strawman_step", "must be a positive rate in requests/s");
   c.strawman_runlength_s = p.number_or("strawman_runlength_s", c.strawman_runlength_s);
   if (!(c.strawman_runlength_s > 0)) p.fail("strawman_runlength_s", "must be positive");
   c.strawman_trials = static_cast<int>(p.integer_or("strawman_trials", c.strawman_trials));

@@ -39,7 +39,8 @@ struct PeakConfig {
   double min_throughput_ratio = 0.99;  // completed/sent, or achieved/offered, below this => saturated
   double max_error_ratio = 0.01;       // errors/sent above this => saturated
   // Load pickers and runlength [003 §3.1-3.7] (policies/).
-  double linear_step = 10;            // linear/strawman increment, requests/s [003 §3.5]
+  double linear_step = 10;            // linear increment, requests/s [003 §3.5]
+  double strawman_step = 10;          // strawman increment, requests/s (the key defaults to linear_step)
   double strawman_runlength_s = 300;  // strawman: fixed r [003 §3.1]
   int strawman_trials = 10;           // strawman: fixed t per load [003 §3.1]
   std::string runlength = "fixed";    // "fixed" (runlength_s) or "adaptive" (policies/runlength.hpp)

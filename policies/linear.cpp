@@ -1,6 +1,6 @@
 // [003 §3.5] Linear: step the load by a fixed increment until it crosses the region, then bisect.
-// [003 §3.1] Strawman: the same steps with fixed r and t and no bisection; λ* is the last load
-// before saturation (Algorithm 1's inner loop).
+// [003 §3.1] Strawman: steps of strawman_step with fixed r and t and no bisection; λ* is the last
+// load before saturation (Algorithm 1's inner loop).
 #include <limits>
 
 #include "policies/load_picker.hpp"
@@ -12,7 +12,9 @@ namespace {
 class LinearPicker final : public LoadPicker {
  public:
   LinearPicker(const PeakConfig& peak, double start_rate, bool strawman)
-      : step_(peak.linear_step), start_rate_(start_rate), strawman_(strawman) {
+      : step_(strawman ? peak.strawman_step : peak.linear_step),
+        start_rate_(start_rate),
+        strawman_(strawman) {
     if (strawman) plan_ = FixedPlan{peak.strawman_trials, peak.strawman_runlength_s};
   }
 

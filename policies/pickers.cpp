@@ -13,8 +13,8 @@ std::string picker_summary(const std::string& name) {
   if (name == "linear")
     return "raise the load by a fixed linear_step until it saturates, then bisect [003 §3.5]";
   if (name == "strawman")
-    return "linear steps with fixed r = strawman_runlength_s and t = strawman_trials; λ* = last load before "
-           "saturation [003 §3.1]";
+    return "steps of strawman_step with fixed r = strawman_runlength_s and t = strawman_trials; λ* = last "
+           "load before saturation, accurate only if the step is small [003 §3.1]";
   if (name == "model")
     return "fit R = 1/(a - bλ) to the latest load and the one nearest R_sat, jump to its λ at R_sat "
            "[003 Alg. 4]; may not converge";

@@ -69,6 +69,19 @@ TEST_CASE("a good config loads with defaults and samples") {
   CHECK(c.sim()->network.centers[1].servers.eval(c.sample("disks=3")) == 3);
 }
 
+TEST_CASE("strawman_step defaults to linear_step and is set apart from it") {
+  const auto with_peak_lines = [](const std::string& lines) {
+    std::string text(kGood);
+    text.insert(text.find("width = 0.1\n") + 12, lines);
+    return wb::Config::load(write_config("steps.toml", text)).peak();
+  };
+  CHECK(with_peak_lines("").strawman_step == 10);
+  CHECK(with_peak_lines("linear_step = 20\n").strawman_step == 20);
+  const auto apart = with_peak_lines("linear_step = 20\nstrawman_step = 2\n");
+  CHECK(apart.strawman_step == 2);
+  CHECK(apart.linear_step == 20);
+}
+
 TEST_CASE("sample lists (--set) name the unknown factor and the levels") {
   auto c = wb::Config::load(write_config("good.toml", kGood));
   CHECK_THROWS_WITH(c.sample("cpus=2"), Catch::Contains("unknown factor 'cpus'"));
@@ -94,6 +107,8 @@ TEST_CASE("config errors name file, line and key") {
       {replace("r_sat_ms = 40\n", ""), ":17:peak.r_sat_ms: required key is missing"},
       {replace("width = 0.1", "width = 2"), ":19:peak.width: must be between 0 and 1"},
       {replace("width = 0.1", "width = 0.1\nspeed = 3"), ":20:peak.speed: unknown key"},
+      {replace("width = 0.1", "width = 0.1\nstrawman_step = 0"),
+       ":20:peak.strawman_step: must be a positive rate"},
       {replace("servers = \"{disks}\"", "servers = \"{spindles}\""),
        "sim.center[1].servers: expression '{spindles}' names unknown factor"},
       {replace("service_ms = 10", "service_ms = -1"), "sim.center[1].service_ms: must be a positive"},

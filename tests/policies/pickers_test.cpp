@@ -102,6 +102,25 @@ TEST_CASE("strawman started above the peak walks down") {
   CHECK(r.peak_rate == Approx(130));
 }
 
+TEST_CASE(
+    "strawman: a coarse step lands below the region, strawman_step small enough lands in it [003 §3.1]") {
+  test::CurveRunner c(137);  // R(130) = 34.7 ms < 36 ms, R(135) = 39.4 ms, R(140) > 40 ms
+  SearchOptions o = options();
+  SearchResult coarse = search("strawman", c, 50, false, o);
+  REQUIRE(coarse.status == SearchStatus::kFound);
+  CHECK(coarse.peak_rate == Approx(130));
+  CHECK_FALSE(in_region(c, coarse.peak_rate));
+  o.peak.strawman_step = 5;  // the linear picker keeps its own step
+  SearchResult fine = search("strawman", c, 50, false, o);
+  REQUIRE(fine.status == SearchStatus::kFound);
+  CHECK(fine.peak_rate == Approx(135));
+  CHECK(in_region(c, fine.peak_rate));
+  CHECK(fine.loads.size() == 19);  // 50, 55, ..., 140
+  SearchResult linear = search("linear", c, 50, false, o);
+  REQUIRE(linear.loads.size() >= 2);
+  CHECK(linear.loads[1].rate == 60);
+}
+
 TEST_CASE("model-guided [003 Alg. 4] converges in a few loads when the curve is the model's") {
   test::CurveRunner c(135);
   SearchResult r = search("model", c);
