@@ -95,6 +95,21 @@ TEST_CASE("strawman: fixed r and t at every load, λ* is the last load before sa
   CHECK(r.peak_high == Approx(140));
 }
 
+TEST_CASE("strawman's λ* interval starts at the highest load whose CI lies wholly below R_sat") {
+  test::CurveRunner c(135.17);  // R(135) = 39.85 ms: below R_sat by its mean, its CI reaches past 40
+  SearchOptions o = options();
+  o.peak.strawman_step = 5;
+  SearchResult r = search("strawman", c, 50, false, o);
+  REQUIRE(r.status == SearchStatus::kFound);
+  CHECK(r.peak_rate == Approx(135));
+  REQUIRE(r.loads.size() >= 2);
+  const TestLoad& claimed = r.loads[r.loads.size() - 2];
+  REQUIRE(claimed.rate == Approx(135));
+  REQUIRE(claimed.ci.high > 40);  // the premise: this load's CI does not rule out λ* below it
+  CHECK(r.peak_low == Approx(130));
+  CHECK(r.peak_high == Approx(140));
+}
+
 TEST_CASE("strawman started above the peak walks down") {
   test::CurveRunner c(135);
   SearchResult r = search("strawman", c, 170);
