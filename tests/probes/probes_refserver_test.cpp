@@ -227,6 +227,17 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
                         "SELECT s.sample, s.status, COUNT(m.id), MAX(m.ratio) FROM searches s LEFT JOIN "
                         "mismatches m ON m.search_id = s.id GROUP BY s.id");
   REQUIRE(searches.size() == 4);
+  // Every load of those searches, for a failure's message: a one-disk search that ends not-found
+  // shows how its bracket collapsed.
+  std::string loads_seen;
+  for (const auto& l : query(store,
+                             "SELECT s.sample, l.rate, l.trials, l.runlength_s, l.mean_ms, l.ci_low_ms, "
+                             "l.ci_high_ms, l.saturated, l.verdict FROM loads l JOIN searches s ON "
+                             "s.id = l.search_id ORDER BY l.search_id, l.load_index")) {
+    loads_seen += "\n  " + l[0] + " " + l[1] + "/s: " + l[2] + " x " + l[3] + " s, mean " + l[4] + " ms [" +
+                  l[5] + ", " + l[6] + "]" + (l[7] == "1" ? " saturated" : "") + " " + l[8];
+  }
+  INFO("loads:" << loads_seen);
   int in_region = 0;
   for (const auto& s : searches) {
     INFO(s[0] << " " << s[1] << " mismatches " << s[2] << " ratio " << s[3]);
