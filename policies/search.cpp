@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
+#include <utility>
 
 #include "core/error.hpp"
 #include "policies/curve_fit.hpp"
@@ -199,41 +201,41 @@ bool judged_by_mean(const TestLoad& load, const SearchOptions& options) {
   return load.ci.low <= sat * (1 + p.width) && load.ci.high >= sat * (1 - p.width);
 }
 
+// [lo, hi]: the lowest load above λ* whose CI lies wholly above `above_edge` (or that saturated),
+// and the highest load below that whose CI lies wholly below `below_edge`; 0 and +infinity when
+// no load gives that evidence.
+std::pair<double, double> evidence_bracket(const SearchResult& result, double below_edge, double above_edge) {
+  double lo = 0, hi = std::numeric_limits<double>::infinity();
+  for (const auto& l : result.loads) {
+    if (l.verdict == Verdict::kAbove && l.rate > result.peak_rate && (l.saturated || l.ci.low > above_edge))
+      hi = std::min(hi, l.rate);
+  }
+  for (const auto& l : result.loads) {
+    if (l.verdict == Verdict::kBelow && l.rate < hi && l.ci.high < below_edge) lo = std::max(lo, l.rate);
+  }
+  return {lo, hi};
+}
+
 }  // namespace
 
 void set_peak_interval(SearchResult& result, const SearchOptions& options, bool fixed_plan) {
   const PeakConfig& p = options.peak;
-  const double inf = std::numeric_limits<double>::infinity();
-  // A bracket end needs evidence: a load whose CI at the target confidence lies wholly outside the
-  // region (or that saturated). A load judged above or below by its mean alone (judge_load's
-  // early decision) only steers the search: bounding the interval by it too made the interval
-  // cover the true λ* in only 87-91% of searches on bench/policies.
   const double sat = p.percentile ? p.l_sat_ms : p.r_sat_ms;
-  const double region_lo = sat * (1 - p.width), region_hi = sat * (1 + p.width);
-  double lo = 0, hi = inf;
-  for (const auto& l : result.loads) {
-    if (l.verdict == Verdict::kAbove && l.rate > result.peak_rate && (l.saturated || l.ci.low > region_hi))
-      hi = std::min(hi, l.rate);
-  }
-  for (const auto& l : result.loads) {
-    if (l.verdict == Verdict::kBelow && l.rate < hi && l.ci.high < region_lo) lo = std::max(lo, l.rate);
-  }
   if (fixed_plan) {
     // The strawman's λ* is the last load below R_sat, so its interval runs from the highest load
     // whose CI lies wholly below R_sat to the lowest one wholly above it (or saturated). Starting it
     // at the claimed load itself missed the true λ* whenever noise put a load just past λ* below
     // R_sat: the seeded strawman's interval covered λ* in only 70% of searches on bench/policies.
-    double below = 0, above = inf;
-    for (const auto& l : result.loads) {
-      if (l.verdict == Verdict::kAbove && (l.saturated || l.ci.low > sat)) above = std::min(above, l.rate);
-    }
-    for (const auto& l : result.loads) {
-      if (l.verdict == Verdict::kBelow && l.rate < above && l.ci.high < sat) below = std::max(below, l.rate);
-    }
+    const auto [below, above] = evidence_bracket(result, sat, sat);
     result.peak_low = std::min(below, result.peak_rate);
     result.peak_high = std::max(above, result.peak_rate);
     return;
   }
+  // A bracket end needs evidence: a load whose CI at the target confidence lies wholly outside the
+  // region (or that saturated). A load judged above or below by its mean alone (judge_load's
+  // early decision) only steers the search: bounding the interval by it too made the interval
+  // cover the true λ* in only 87-91% of searches on bench/policies.
+  const auto [lo, hi] = evidence_bracket(result, sat * (1 - p.width), sat * (1 + p.width));
   result.peak_low = lo;
   result.peak_high = hi;
   // Through λ*'s CI [R_l, R_h], a curve of the fitted shape (slope b of 1/R = a − bλ) reaches the
