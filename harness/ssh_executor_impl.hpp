@@ -87,7 +87,9 @@ class SshExecutorImpl final : public SshExecutor {
   std::unique_ptr<ssh::Channel> open_channel_locked();
   void open_ahead_locked() noexcept;
   void advance_spare_locked() noexcept;
-  void pump_locked(int timeout_ms);
+  // One poll of the connection (handling what arrived), then the spares moved on and started
+  // processes drained; true when the poll handled something.
+  bool pump_locked(int timeout_ms);
   void drain_locked(RemoteCommand& cmd);
   bool finished(const RemoteCommand& cmd) const;
   // Runs to completion (or to its deadline, then kills the group); throws on connection loss.

@@ -68,23 +68,29 @@ std::vector<pid_t> descendants(pid_t root) {
   return found;
 }
 
-// The client ports of the loopback TCP connections whose local end is `port` and that are
-// ESTABLISHED (state 01 in /proc/net/tcp): the server's ends of its open connections.
-std::set<int> established_peer_ports(int port) {
+// The loopback TCP connections to `port` that are ESTABLISHED (state 01 in /proc/net/tcp) at
+// either end, by their client port: the server's ends of its open connections (local port `port`)
+// and the clients' ends (remote port `port`).
+struct EstablishedEnds {
+  std::set<int> server, client;
+};
+EstablishedEnds established_ends(int port) {
   std::ifstream in("/proc/net/tcp");
   std::string line;
   std::getline(in, line);  // the header
-  std::set<int> peers;
+  EstablishedEnds ends;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string slot, local, remote, state;
     if (!(fields >> slot >> local >> remote >> state) || state != "01") continue;
     const auto local_colon = local.find(':'), remote_colon = remote.find(':');
     if (local_colon == std::string::npos || remote_colon == std::string::npos) continue;
-    if (std::stoi(local.substr(local_colon + 1), nullptr, 16) != port) continue;
-    peers.insert(std::stoi(remote.substr(remote_colon + 1), nullptr, 16));
+    const int local_port = std::stoi(local.substr(local_colon + 1), nullptr, 16);
+    const int remote_port = std::stoi(remote.substr(remote_colon + 1), nullptr, 16);
+    if (local_port == port) ends.server.insert(remote_port);
+    if (remote_port == port) ends.client.insert(local_port);
   }
-  return peers;
+  return ends;
 }
 
 int free_loopback_port() {
@@ -274,14 +280,20 @@ std::size_t SshdFixture::open_sessions() const {
 void SshdFixture::kill_connections() const {
   // Killing is not yet closing: a connection process may have forked a channel's child (still
   // holding the connection's socket until it closes its descriptors) just before the kill, and
-  // a process under load takes a while to exit. So wait until the server's end of every
-  // connection open now has left ESTABLISHED — then the client sees the close on its next read.
-  const std::set<int> open_now = established_peer_ports(port_);
+  // a process under load takes a while to exit. Nor is the server's end closing the client's: its
+  // FIN reaches the client's socket a little later, later still under load, and until then a
+  // poll of the client's end sees nothing (one run in ~50 of the idle-connection test, with a
+  // benchmark beside it, wrote its command to the dead connection). So wait until both ends of
+  // every connection open now have left ESTABLISHED — then the client sees the close on its next
+  // read.
+  const std::set<int> open_now = established_ends(port_).server;
   for (pid_t pid : connection_pids()) ::kill(pid, SIGKILL);
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (true) {
-    const std::set<int> still = established_peer_ports(port_);
-    if (std::none_of(open_now.begin(), open_now.end(), [&](int p) { return still.count(p) > 0; })) return;
+    const EstablishedEnds still = established_ends(port_);
+    if (std::none_of(open_now.begin(), open_now.end(),
+                     [&](int p) { return still.server.count(p) > 0 || still.client.count(p) > 0; }))
+      return;
     if (std::chrono::steady_clock::now() >= until) {
       throw Error(fmt::format("sshd fixture: a connection to port {} stayed open 10 s after SIGKILL", port_));
     }

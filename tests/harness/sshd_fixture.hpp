@@ -55,9 +55,9 @@ class SshdFixture {
   // Connections of user() that are open now, counted by the one process per connection that
   // is a direct child of the listener.
   std::size_t open_sessions() const;
-  // SIGKILLs every sshd process serving a connection and returns once the server's end of each
-  // connection that was open is closed (left ESTABLISHED), so the client sees the close on its
-  // next read; the listener keeps accepting new ones. Commands those connections started are
+  // SIGKILLs every sshd process serving a connection and returns once both ends of each
+  // connection that was open have left ESTABLISHED (the client's has its FIN), so the client sees
+  // the close on its next read; the listener keeps accepting new ones. Commands those connections started are
   // left running (as when a network drops).
   void kill_connections() const;
 
