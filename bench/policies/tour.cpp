@@ -106,17 +106,20 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
       if (l.verdict == Verdict::kPeak) {
         o.claim_trials = static_cast<int>(l.trials.size());
         o.claim_runlength = l.runlength_s;
+        o.claim_rate = l.rate;
         o.cost_peak += lc, o.peak_trials += static_cast<int>(l.trials.size());
       } else {
         o.cost_side += lc, o.side_trials += static_cast<int>(l.trials.size()), ++o.side_loads;
         Outcome::Side sd;
         double half = (t.region_high - t.region_low) / 2;
+        sd.rate = l.rate;
         sd.z = half > 0 ? (l.rate - t.peak_rate) / half : 0;
         sd.trials = static_cast<int>(l.trials.size());
         sd.cost = lc;
         sd.runlength = l.runlength_s;
         const double sat = c.peak().r_sat_ms, w = c.peak().width;
         sd.evidence = l.saturated || l.ci.low > sat * (1 + w) || l.ci.high < sat * (1 - w);
+        sd.saturated = l.saturated;
         sd.first = &l == &r.loads.front();
         sd.mean = l.ci.mean, sd.low = l.ci.low, sd.high = l.ci.high;
         sd.claimed_after = r.status == SearchStatus::kFound;

@@ -42,17 +42,20 @@ struct Outcome {
   double start_distance = 0;  // |first load − true λ*| / true λ*
   // --side-detail: each side load, placed against the true region and the way it was decided.
   struct Side {
+    double rate = 0;
     double z = 0;           // (rate − true λ*) / the region's half-width in rate
     int trials = 0;         // trials judged (after a restart, those at the longer runlength)
     double cost = 0;        // its trials' cost, s
     double runlength = 0;   // r of its judged trials
     bool evidence = false;  // CI at the target confidence wholly outside the region, or saturated
-    bool first = false;     // the search's first load
+    bool saturated = false;
+    bool first = false;                  // the search's first load
     double mean = 0, low = 0, high = 0;  // its CI at the target confidence, ms
     bool claimed_after = false;          // the search found a peak afterwards
   };
   std::vector<Side> sides;
   int claim_trials = 0;  // trials of the claimed load, 0 when not found
+  double claim_rate = 0;
   double claim_runlength = 0;
 };
 
