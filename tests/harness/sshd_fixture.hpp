@@ -56,9 +56,9 @@ class SshdFixture {
   // is a direct child of the listener.
   std::size_t open_sessions() const;
   // SIGKILLs every sshd process serving a connection and returns once both ends of each
-  // connection that was open have left ESTABLISHED (the client's has its FIN), so the client sees
-  // the close on its next read; the listener keeps accepting new ones. Commands those connections started are
-  // left running (as when a network drops).
+  // connection that was open have left ESTABLISHED (the client's has its FIN), so the client
+  // sees the close on its next read; the listener keeps accepting new ones. Commands those
+  // connections started are left running (as when a network drops).
   void kill_connections() const;
 
   // sshd's log (LogLevel DEBUG1) so far; count_log counts lines containing `needle`, e.g.
