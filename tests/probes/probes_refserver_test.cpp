@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -299,6 +300,27 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
   CHECK((shown.out.find("disks <= 1") != std::string::npos ||
          shown.out.find("disks > 1") != std::string::npos));
 
+  // The two-disk probes sit at the edge of the tolerance: one disk of two 1.5 times slower puts
+  // their λ* 14-20% under the expectation (0.80 and 0.86 of it in one run), against a 1/1.2 cut.
+  // Each lands on either side, and which attribute explains the mismatches best follows. When the
+  // probe with four threads is a mismatch and the one with two is not, the expectation's
+  // bottleneck (the disk with one disk, and with two disks and four threads; the worker pool
+  // elsewhere) separates the mismatches exactly and disks cannot; otherwise disks separates them
+  // at least as well as any attribute, and is first by schema order on a tie.
+  auto two_disk_mismatch = [&](const std::string& sample) -> std::optional<bool> {
+    auto rows = query(store,
+                      "SELECT COUNT(m.id) FROM searches s LEFT JOIN mismatches m ON m.search_id = s.id "
+                      "WHERE s.sample = '" + sample + "' AND s.status = 'found' GROUP BY s.id");
+    if (rows.size() != 1) return std::nullopt;
+    return rows[0][0] != "0";
+  };
+  const auto two_threads = two_disk_mismatch("disks=2,threads=2");
+  const auto four_threads = two_disk_mismatch("disks=2,threads=4");
+  const bool bottleneck_explains = two_threads == false && four_threads == true;
+  INFO("two-disk probes: threads=2 " << (two_threads ? (*two_threads ? "mismatch" : "within") : "not found")
+                                     << ", threads=4 "
+                                     << (four_threads ? (*four_threads ? "mismatch" : "within") : "not found"));
+
   // The one-disk sample nobody measured: Z-CART within 15% of the λ* peak then measures there,
   // the bare expectation not.
   int checked = 0;
@@ -314,14 +336,20 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
     REQUIRE(truth["status"] == "found");
     const double t = truth["peak_rate"].get<double>();
     // peak records this search as a mismatch too, ranked on every search so far: with the
-    // four-disk and two-disk searches known, disks explains the mismatches strictly better.
+    // four-disk and two-disk searches known, disks (or the bottleneck, above) explains the
+    // mismatches strictly better than threads.
     auto ranked = query(store, "SELECT attributes_json, ratio FROM mismatches WHERE search_id = " +
                                    std::to_string(truth["search_id"].get<std::int64_t>()));
     REQUIRE(ranked.size() == 1);
     json attrs = json::parse(ranked[0][0]);
     INFO(ranked[0][0]);
     REQUIRE(gains(attrs).size() == kAttributes.size());
-    CHECK(attrs[0]["name"] == "disks");
+    if (bottleneck_explains) {
+      CHECK(attrs[0]["name"] == "bottleneck");
+      CHECK(gains(attrs).at("bottleneck") > gains(attrs).at("disks"));
+    } else {
+      CHECK(attrs[0]["name"] == "disks");
+    }
     CHECK(gains(attrs).at("disks") > gains(attrs).at("threads"));
     CHECK(std::stod(ranked[0][1]) < 0.75);
     WARN(set << ": measured λ* " << t << ", whatif zcart " << by_source["zcart"] << ", expectation "
