@@ -308,18 +308,22 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
   // elsewhere) separates the mismatches exactly and disks cannot; otherwise disks separates them
   // at least as well as any attribute, and is first by schema order on a tie.
   auto two_disk_mismatch = [&](const std::string& sample) -> std::optional<bool> {
-    auto rows = query(store,
-                      "SELECT COUNT(m.id) FROM searches s LEFT JOIN mismatches m ON m.search_id = s.id "
-                      "WHERE s.sample = '" + sample + "' AND s.status = 'found' GROUP BY s.id");
+    const std::string sql =
+        "SELECT COUNT(m.id) FROM searches s LEFT JOIN mismatches m ON m.search_id = s.id "
+        "WHERE s.status = 'found' AND s.sample = '" +
+        sample + "' GROUP BY s.id";
+    auto rows = query(store, sql);
     if (rows.size() != 1) return std::nullopt;
     return rows[0][0] != "0";
   };
   const auto two_threads = two_disk_mismatch("disks=2,threads=2");
   const auto four_threads = two_disk_mismatch("disks=2,threads=4");
-  const bool bottleneck_explains = two_threads == false && four_threads == true;
-  INFO("two-disk probes: threads=2 " << (two_threads ? (*two_threads ? "mismatch" : "within") : "not found")
-                                     << ", threads=4 "
-                                     << (four_threads ? (*four_threads ? "mismatch" : "within") : "not found"));
+  const bool bottleneck_explains = two_threads.has_value() && !*two_threads && four_threads.value_or(false);
+  auto class_text = [](const std::optional<bool>& m) {
+    return m ? (*m ? "mismatch" : "within") : "not found";
+  };
+  INFO("two-disk probes: threads=2 " << class_text(two_threads) << ", threads=4 "
+                                     << class_text(four_threads));
 
   // The one-disk sample nobody measured: Z-CART within 15% of the λ* peak then measures there,
   // the bare expectation not.
