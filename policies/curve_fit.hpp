@@ -22,7 +22,7 @@ std::optional<ResponseCurve> fit_two_points(double rate1, double r1_ms, double r
 
 // Weighted least squares of 1/R = a − bλ over every load with at least two trials that did not
 // saturate. A load's weight is the inverse of the variance of 1/R̄ (delta method:
-// var(R̄)/R̄⁴, var(R̄) = s²/n) plus a model-error term that grows with |ln(R̄/R_sat)|, because the
+// var(R̄)/R̄⁴, var(R̄) = s²/n) plus a model error of 30% of 1/R̄ per unit of |ln(R̄/R_sat)|, because the
 // one-server form fits best near the peak and worst far below it (a multi-server pool bends the
 // curve late). nullopt with fewer than two distinct loads or when the fit does not rise with load.
 //

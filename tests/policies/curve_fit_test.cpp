@@ -66,10 +66,12 @@ TEST_CASE("a slope prior holds a noisy close pair near its slope and yields to l
   CHECK(held->b == Approx(b0).epsilon(0.3));
   CHECK(held->rate_at(40) == Approx(100).epsilon(0.02));
   // Loads far apart with small spread: the data decides, even against a prior twice too steep.
+  // (Within 8%, not exactly: the model error counts the loads far below R_sat as rough, 30% of 1/R̄
+  // per e-fold, so the prior still pulls the slope up by about 6%.)
   std::vector<TestLoad> spread{load_at(40, truth(40)), load_at(80, truth(80)), load_at(98, truth(98))};
   auto data = fit_curve(spread, 40, SlopePrior{2 * b0, 0.5});
   REQUIRE(data.has_value());
-  CHECK(data->b == Approx(b0).epsilon(0.05));
+  CHECK(data->b == Approx(b0).epsilon(0.08));
 }
 
 TEST_CASE("region_centre moves a claim near the region's edge to where the curve reaches R_sat") {

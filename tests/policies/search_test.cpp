@@ -302,9 +302,15 @@ TEST_CASE("a bracket that collapses without a claim measures its best load again
    private:
     std::uint64_t seed_;
   };
+  // 40 seeds: over 300 seeds binsearch found 219 peaks and model-safe 223 (rescued 167 and 175-185),
+  // about 74%, so five seeds, as this test had, pass "4 of 5" only with probability 0.6 whatever
+  // the picker; a change to the fit that left the rate as it was failed it. At 74% the found count
+  // of 40 is 29.6 ± 2.8 and the rescued count about 23 ± 3: the bounds below are two standard
+  // deviations under them, and a picker that found only half its peaks would fail.
+  constexpr std::uint64_t kSeeds = 40;
   for (const char* policy : {"binsearch", "model-safe"}) {
-    int found = 0, rescued = 0;
-    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    int found = 0, rescued = 0, in_region = 0;
+    for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
       INFO(policy << " seed " << seed);
       SearchOptions o = options();
       o.peak.max_loads = 60;
@@ -320,8 +326,7 @@ TEST_CASE("a bracket that collapses without a claim measures its best load again
       CHECK(longer <= 3);
       if (r.status != SearchStatus::kFound) continue;
       ++found;
-      CHECK(r.peak_rate >= 144.4);
-      CHECK(r.peak_rate <= 154.5);
+      in_region += r.peak_rate >= 144.4 && r.peak_rate <= 154.5;
       const TestLoad& claimed = r.loads.back();
       CHECK(claimed.verdict == Verdict::kPeak);
       CHECK(claimed.runlength_s <= o.peak.max_runlength_s);
@@ -339,8 +344,12 @@ TEST_CASE("a bracket that collapses without a claim measures its best load again
     INFO(policy);
     // A search misled early (a load inside the region judged above by a noisy mean) keeps its
     // wrong bracket: the retry measures a load again, it does not reopen the bracket.
-    CHECK(found >= 4);
-    CHECK(rescued >= 2);  // without the second measurement these searches end not found
+    CHECK(found >= 24);
+    // Each claim is made at 95% confidence, so one of ~30 may lie just outside the region (binsearch
+    // claimed 143.75/s on seed 28). At 95% coverage five or more of 29 miss with probability 2%;
+    // a picker whose claims missed often would.
+    CHECK(in_region >= 0.85 * found);
+    CHECK(rescued >= 16);  // without the second measurement these searches end not found
   }
 }
 
