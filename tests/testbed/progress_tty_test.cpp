@@ -21,6 +21,14 @@ std::vector<std::string> trial_argv(const std::string& config, const fs::path& s
           "--rate",   "50",    "--trials", "2",    "--runlength", "1"};
 }
 
+// `trial` exits 1 when the run disagrees with the expectation model (a mismatch, with its probes
+// planned): two 1 s trials at 50/s measure about 100 disk operations of exponential service, so
+// the mean is off by more than the 15% tolerance in about one run of six on this machine. That is
+// the run's answer, not a failure of the progress line; any other non-zero exit is.
+bool ran(const wb::test::RunResult& r) {
+  return r.exit_code == 0 || (r.exit_code == 1 && (r.out + r.err).find("MISMATCH") != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("progress: a terminal shows the elapsed and expected time of the trial, a pipe shows nothing") {
@@ -32,7 +40,7 @@ TEST_CASE("progress: a terminal shows the elapsed and expected time of the trial
   for (const auto& word : trial_argv(config, dir / "tty.db")) command += " '" + word + "'";
   auto tty = wb::test::run_to_exit({"/usr/bin/script", "-qfec", command, "/dev/null"}, 60s);
   INFO(tty.out << tty.err);
-  REQUIRE(tty.exit_code == 0);
+  REQUIRE(ran(tty));
   // The first trial: nothing measured yet, so at least its runlength ("1+"); redrawn each second.
   CHECK_THAT(tty.out,
              Catch::Contains("\r\033[Kcpus=0-1,disks=2,mix=db_tp,threads=8  load 50.0/s  trial 1 (1 s)  "
@@ -50,8 +58,8 @@ TEST_CASE("progress: a terminal shows the elapsed and expected time of the trial
   CHECK_THAT(tty.out, Catch::Contains("fixed-rate run 1 of"));  // the report follows
 
   auto pipe = wb::test::run_to_exit(trial_argv(config, dir / "pipe.db"), 60s);
-  INFO(pipe.err);
-  REQUIRE(pipe.exit_code == 0);
+  INFO(pipe.out << pipe.err);
+  REQUIRE(ran(pipe));
   CHECK_THAT(pipe.out, Catch::Contains("fixed-rate run 1 of"));
   CHECK(pipe.err.find("trial 1 (1 s)") == std::string::npos);
   CHECK(pipe.err.find('\r') == std::string::npos);
