@@ -23,7 +23,7 @@ std::vector<std::string> trial_argv(const std::string& config, const fs::path& s
 
 // `trial` exits 1 when the run disagrees with the expectation model (a mismatch, with its probes
 // planned): two 1 s trials at 50/s measure about 100 disk operations of exponential service, so
-// the mean is off by more than the 15% tolerance in about one run of six on this machine. That is
+// the mean is off by more than the 15% tolerance in one run of six to ten on this machine. That is
 // the run's answer, not a failure of the progress line; any other non-zero exit is.
 bool ran(const wb::test::RunResult& r) {
   return r.exit_code == 0 || (r.exit_code == 1 && (r.out + r.err).find("MISMATCH") != std::string::npos);
