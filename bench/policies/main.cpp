@@ -29,16 +29,19 @@
 // little by seed, so it gets 2 seeds by default.
 //
 // Usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] [--no-curve]
-//                       [--breakdown] [--side-detail] [--per-sample] [--policies P,Q]
+//                       [--breakdown] [--side-detail] [--per-sample] [--seeded-only] [--policies P,Q]
 //   --config F: another variant of configs/sim.toml (same factors), e.g. other [peak] settings.
 //   defaults: 20 seeds, 2 for the strawman, 5 for the cost-vs-target curve, 1 thread.
 //   --per-sample: only binsearch and model-safe (adaptive r), with and without seeding — what the
-//   per-sample goal compares — so that many seeds fit in the time.
+//   per-sample goal compares — so that many seeds fit in the time. With seeding it also prints the
+//   pickers paired: each seeded tour searches every sample with the other picker too, from the same
+//   start, history and trials (twice the seeded tours' time).
 //   --breakdown: per search, the cost on the claimed load, on loads judged above/below and on
 //   discarded rough trials, side loads and their trials, and the first load's distance from λ*.
 //   --side-detail: side loads by their distance from the true λ* (in region half-widths) and how
 //   they were decided; the trial counts at which peaks were claimed; the oracle's r and first claim
 //   look per sample.
+//   --seeded-only: only the seeded variants (A/B runs of a change that only seeding sees).
 //   --policies P,Q: only these pickers (quick comparisons; the ÷strawman column is then 0).
 //   Truths are cached in <build>/bench_policies_truths.txt.
 #include <fmt/format.h>
@@ -54,7 +57,6 @@
 #include <utility>
 #include <vector>
 
-#include "controller/expectation.hpp"
 #include "core/config.hpp"
 #include "harness/sim/truth.hpp"
 #include "policies/runlength.hpp"
@@ -67,7 +69,7 @@ using namespace wb;
 
 int main(int argc, char** argv) {
   int seeds = 20, strawman_seeds = 2, curve_seeds = 5, threads = 1;
-  bool curve = true, breakdown = false, side_detail = false, per_sample_only = false;
+  bool curve = true, breakdown = false, side_detail = false, per_sample_only = false, seeded_only = false;
   std::vector<std::string> only;  // --policies: run only these pickers (quick A/B)
   std::string config_path = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
   for (int i = 1; i < argc; ++i) {
@@ -90,13 +92,16 @@ int main(int argc, char** argv) {
       side_detail = true;
     else if (std::strcmp(argv[i], "--per-sample") == 0)
       per_sample_only = true;
+    else if (std::strcmp(argv[i], "--seeded-only") == 0)
+      seeded_only = true;
     else if (arg("--policies")) {
       std::stringstream list(argv[++i]);
       for (std::string name; std::getline(list, name, ',');) only.push_back(name);
     } else {
       fmt::print(stderr,
                  "usage: bench_policies [--seeds N] [--strawman-seeds N] [--curve-seeds N] [--threads N] "
-                 "[--no-curve] [--breakdown] [--side-detail] [--per-sample] [--config F] [--policies P,Q]\n");
+                 "[--no-curve] [--breakdown] [--side-detail] [--per-sample] [--seeded-only] [--config F] "
+                 "[--policies P,Q]\n");
       return 2;
     }
   }
@@ -106,15 +111,7 @@ int main(int argc, char** argv) {
   std::vector<Sample> samples = all_samples(c);
   std::vector<Sample> tour = nearest_neighbour_tour(samples, c.factors());
   auto truths = load_truths(c, samples);
-  // The expectation model's λ* of every sample ([model] of configs/sim.toml, no calibration): what
-  // `workbench peak --seeding` scales a neighbour's λ* by.
-  std::map<std::string, double> model_peaks;
-  for (const auto& s : samples) model_peaks[s.key()] = expect_peak(c, s, {}).peak_rate;
-  ExpectedPeak expected = [&model_peaks](const Sample& s) -> std::optional<double> {
-    auto it = model_peaks.find(s.key());
-    if (it == model_peaks.end()) return std::nullopt;
-    return it->second;
-  };
+  const ExpectedPeak expected = model_peaks(c, samples);
   fmt::print(
       "bench_policies: configs/sim.toml, {} samples, target {}, {} seeds ({} for the strawman); truths in "
       "{:.0f} s\n",
@@ -137,6 +134,7 @@ int main(int argc, char** argv) {
       return std::find(only.begin(), only.end(), v.policy) == only.end();
     });
   }
+  if (seeded_only) std::erase_if(variants, [](const Variant& v) { return !v.seeding; });
   if (per_sample_only) {
     std::erase_if(variants, [](const Variant& v) {
       return !(v.policy == "binsearch" || v.policy == "model-safe") || v.runlength != "adaptive" ||
@@ -155,10 +153,22 @@ int main(int argc, char** argv) {
   // outcomes[variant][seed-1][tour position]
   std::vector<std::vector<std::vector<Outcome>>> outcomes(
       variants.size(), std::vector<std::vector<Outcome>>(seeds > strawman_seeds ? seeds : strawman_seeds));
+  // --per-sample: each seeded binsearch and model-safe tour also searches every sample with the other
+  // picker from the same state (run_tour's swap), so that the two pickers meet on equal terms:
+  // swapped[variant][seed-1][tour position].
+  auto swap_for = [&](const Variant& v) -> std::string {
+    if (!per_sample_only || !v.seeding || v.runlength != "adaptive" || !v.model_seed) return "";
+    if (v.policy == "binsearch") return "model-safe";
+    if (v.policy == "model-safe") return "binsearch";
+    return "";
+  };
+  std::vector<std::vector<std::vector<Outcome>>> swapped(
+      variants.size(), std::vector<std::vector<Outcome>>(outcomes[0].size()));
   parallel_for(static_cast<int>(jobs.size()), threads, [&](int i) {
     const Job& j = jobs[static_cast<std::size_t>(i)];
-    outcomes[j.variant][static_cast<std::size_t>(j.seed - 1)] =
-        run_tour(c, tour, truths, expected, variants[j.variant], target, j.seed);
+    const auto s = static_cast<std::size_t>(j.seed - 1);
+    outcomes[j.variant][s] = run_tour(c, tour, truths, expected, variants[j.variant], target, j.seed,
+                                      swap_for(variants[j.variant]), &swapped[j.variant][s]);
   });
 
   // Oracle: per sample, the best fixed runlength and first claim look (known in advance, as the
@@ -353,6 +363,7 @@ int main(int argc, char** argv) {
   };
   for (bool seeding : {false, true}) {
     if (!present("binsearch") || !present("model-safe")) break;
+    if (seeded_only && !seeding) continue;
     const bool with_model = present("model");
     std::size_t b = idx("binsearch", "adaptive", seeding), ms = idx("model-safe", "adaptive", seeding),
                 m = idx("model", "adaptive", seeding);
@@ -405,6 +416,46 @@ int main(int argc, char** argv) {
         "2000 draws): the worst ratio exceeds 1.25 in {:.0f}% of draws, reaches the {:.2f} seen here "
         "in {:.0f}%; its 95th percentile {:.2f}\n",
         100 * null.p_over_goal, worst, 100 * null.p_observed, null.quantile95);
+    if (!seeding || swapped[b].empty() || swapped[b][0].size() != tour.size()) continue;
+    // The pickers on equal terms: in each seeded tour (binsearch's and model-safe's), every sample
+    // is also searched by the other picker from the same start, history and trials, so each sample
+    // has 2 x seeds pairs that differ in the picker alone. In a tour, a sample's start is carried
+    // from the λ* the tour's earlier searches claimed, so the tours' starts differ by the draw of
+    // those claims (one load's cost apart, 0.45 vs 0.68 h, at the samples where the first load is
+    // often the claim); pairing removes that from the comparison.
+    fmt::print(
+        "\nPer sample, with seeding, paired: median cost (h) over both tours' searches from the same "
+        "states\n");
+    fmt::print("{:<22} {:>9} {:>9} {:>10} {:>8} {:>13} {:>9}\n", "sample", "λ*", "binsearch", "model-safe",
+               "ms÷bs", "90% interval", "same");
+    double worst_paired = 0;
+    std::string worst_paired_sample;
+    int paired_over = 0, paired_surely_over = 0;
+    for (std::size_t k = 0; k < tour.size(); ++k) {
+      std::vector<double> cb, cms;
+      int same = 0;
+      for (int s = 0; s < seeds; ++s) {
+        const auto si = static_cast<std::size_t>(s);
+        // binsearch's tour, model-safe swapped in; then model-safe's tour, binsearch swapped in.
+        cb.push_back(outcomes[b][si][k].cost), cms.push_back(swapped[b][si][k].cost);
+        cb.push_back(swapped[ms][si][k].cost), cms.push_back(outcomes[ms][si][k].cost);
+        same += outcomes[b][si][k].cost == swapped[b][si][k].cost;
+        same += swapped[ms][si][k].cost == outcomes[ms][si][k].cost;
+      }
+      const double ratio = median(cms) / median(cb);
+      if (ratio > worst_paired) worst_paired = ratio, worst_paired_sample = tour[k].key();
+      auto [low, high] =
+          bench::bootstrap_paired_ratio_interval(cms, cb, 0.90, 2000 + static_cast<unsigned>(k));
+      paired_over += ratio > 1.25;
+      paired_surely_over += low > 1.25;
+      fmt::print("{:<22} {:>9.1f} {:>9.2f} {:>10.2f} {:>8.2f} {:>13} {:>8.0f}%\n", tour[k].key(),
+                 truths.at(tour[k].key()).peak_rate, median(cb) / 3600, median(cms) / 3600, ratio,
+                 fmt::format("[{:.2f}, {:.2f}]", low, high), 100.0 * same / static_cast<double>(cb.size()));
+    }
+    fmt::print(
+        "worst paired model-safe ÷ binsearch median: {:.2f} at {} (goal ≤ 1.25); over 1.25: {} of {}, "
+        "{} with the whole 90% interval above\n",
+        worst_paired, worst_paired_sample, paired_over, tour.size(), paired_surely_over);
   }
 
   // Goals.
@@ -422,9 +473,12 @@ int main(int argc, char** argv) {
     std::string& name = variants[v].seeding ? best_seed_name : best_plain_name;
     if (rows[v].mean_total < best) best = rows[v].mean_total, name = variants[v].label();
   }
-  fmt::print(
-      "best with seeding: {} at {:.2f}× oracle (goal ≤ 1.5); best without: {} at {:.2f}× oracle (goal ≤ 3)\n",
-      best_seed_name, best_seed / oracle_total, best_plain_name, best_plain / oracle_total);
+  if (!best_seed_name.empty())
+    fmt::print("best with seeding: {} at {:.2f}× oracle (goal ≤ 1.5)\n", best_seed_name,
+               best_seed / oracle_total);
+  if (!best_plain_name.empty())
+    fmt::print("best without seeding: {} at {:.2f}× oracle (goal ≤ 3)\n", best_plain_name,
+               best_plain / oracle_total);
   for (std::size_t v = 0; v < variants.size(); ++v) {
     if (rows[v].covered < target.confidence) {
       fmt::print("coverage below {:g}%: {} at {:.1f}%\n", target.confidence * 100, variants[v].label(),

@@ -31,6 +31,23 @@ std::pair<double, double> bootstrap_ratio_interval(const std::vector<double>& a,
   return {at_quantile(ratios, (1 - level) / 2), at_quantile(ratios, (1 + level) / 2)};
 }
 
+std::pair<double, double> bootstrap_paired_ratio_interval(const std::vector<double>& a,
+                                                          const std::vector<double>& b, double level,
+                                                          unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_int_distribution<std::size_t> pick(0, a.size() - 1);
+  std::vector<double> ratios, ra(a.size()), rb(a.size());
+  for (int i = 0; i < kDraws; ++i) {
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      const std::size_t s = pick(gen);
+      ra[k] = a[s], rb[k] = b[s];
+    }
+    ratios.push_back(median(ra) / median(rb));
+  }
+  std::sort(ratios.begin(), ratios.end());
+  return {at_quantile(ratios, (1 - level) / 2), at_quantile(ratios, (1 + level) / 2)};
+}
+
 NullWorst null_worst_ratio(const std::vector<std::vector<double>>& a,
                            const std::vector<std::vector<double>>& b, double goal, double observed,
                            unsigned seed) {

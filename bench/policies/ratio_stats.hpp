@@ -12,6 +12,12 @@ namespace wb::bench {
 std::pair<double, double> bootstrap_ratio_interval(const std::vector<double>& a, const std::vector<double>& b,
                                                    double level, unsigned seed);
 
+// The same for paired costs: a[s] and b[s] come from one draw s (the same start and trials), so the
+// pairs are resampled together.
+std::pair<double, double> bootstrap_paired_ratio_interval(const std::vector<double>& a,
+                                                          const std::vector<double>& b, double level,
+                                                          unsigned seed);
+
 // The worst ratio of medians over the samples when the two policies cost the same on every sample:
 // a[k][s] and b[k][s] are the costs on sample k with seed s, and under that null hypothesis each
 // pair is exchangeable, so each draw swaps every pair with probability 1/2 (a randomization test,

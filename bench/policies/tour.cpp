@@ -5,7 +5,9 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
+#include "controller/expectation.hpp"
 #include "harness/sim/random.hpp"
 #include "harness/sim/sim_testbed.hpp"
 #include "policies/runlength.hpp"
@@ -65,15 +67,68 @@ std::map<std::string, sim::Truth> load_truths(const Config& c, const std::vector
   return truths;
 }
 
+ExpectedPeak model_peaks(const Config& c, const std::vector<Sample>& samples) {
+  std::map<std::string, double> peaks;
+  for (const auto& s : samples) peaks[s.key()] = expect_peak(c, s, {}).peak_rate;
+  return [peaks = std::move(peaks)](const Sample& s) -> std::optional<double> {
+    auto it = peaks.find(s.key());
+    if (it == peaks.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
 namespace {
 
 std::uint64_t seed_value(int seed) { return static_cast<std::uint64_t>(seed) * 7919 + 17; }
+
+// What a search cost and found, against the sample's truth.
+Outcome outcome_of(const SearchResult& r, const sim::Truth& t, const PeakConfig& peak, double start) {
+  Outcome o;
+  o.cost = r.cost_s;
+  o.found = r.status == SearchStatus::kFound;
+  o.in_region = o.found && r.peak_rate >= t.region_low && r.peak_rate <= t.region_high;
+  o.interval_covers = o.found && r.peak_low <= t.peak_rate && t.peak_rate <= r.peak_high;
+  o.loads = static_cast<int>(r.loads.size());
+  double in_loads = 0;
+  for (const auto& l : r.loads) {
+    double lc = 0;
+    for (const auto& tr : l.trials) lc += tr.cost_s;
+    in_loads += lc;
+    if (l.verdict == Verdict::kPeak) {
+      o.claim_trials = static_cast<int>(l.trials.size());
+      o.claim_runlength = l.runlength_s;
+      o.claim_rate = l.rate;
+      o.cost_peak += lc, o.peak_trials += static_cast<int>(l.trials.size());
+    } else {
+      o.cost_side += lc, o.side_trials += static_cast<int>(l.trials.size()), ++o.side_loads;
+      Outcome::Side sd;
+      double half = (t.region_high - t.region_low) / 2;
+      sd.rate = l.rate;
+      sd.z = half > 0 ? (l.rate - t.peak_rate) / half : 0;
+      sd.trials = static_cast<int>(l.trials.size());
+      sd.cost = lc;
+      sd.runlength = l.runlength_s;
+      const double sat = peak.r_sat_ms, w = peak.width;
+      sd.evidence = l.saturated || l.ci.low > sat * (1 + w) || l.ci.high < sat * (1 - w);
+      sd.saturated = l.saturated;
+      sd.first = &l == &r.loads.front();
+      sd.mean = l.ci.mean, sd.low = l.ci.low, sd.high = l.ci.high;
+      sd.claimed_after = r.status == SearchStatus::kFound;
+      o.sides.push_back(sd);
+    }
+  }
+  o.cost_restart = r.cost_s - in_loads;
+  o.start_distance = std::abs(start - t.peak_rate) / t.peak_rate;
+  o.start = start;
+  return o;
+}
 
 }  // namespace
 
 std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
                               const std::map<std::string, sim::Truth>& truths, const ExpectedPeak& expected,
-                              const Variant& v, const Target& target, int seed) {
+                              const Variant& v, const Target& target, int seed, const std::string& swap,
+                              std::vector<Outcome>* swapped) {
   sim::SimulatedTestbed testbed(*c.sim(), seed_value(seed));
   SearchOptions options{c.peak(), target};
   std::vector<PastPeak> past;
@@ -88,46 +143,17 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
       if (auto seed_choice = choose_seed(s, past, c.factors(), v.model_seed ? expected : none))
         start = seed_choice->rate, seeded = true, elasticity = seed_choice->elasticity;
     }
+    const sim::Truth& t = truths.at(s.key());
+    if (!swap.empty() && swapped != nullptr) {
+      auto other = make_picker(swap, c.peak(), start, seeded, elasticity);
+      auto other_rl = make_runlength_policy(v.runlength, prior, seeded);
+      SearchResult r = run_search(s, options, *other, testbed, nullptr, other_rl.get());
+      swapped->push_back(outcome_of(r, t, c.peak(), start));
+    }
     auto picker = make_picker(v.policy, c.peak(), start, seeded, elasticity);
     auto rl = make_runlength_policy(v.runlength, prior, seeded);
     SearchResult r = run_search(s, options, *picker, testbed, nullptr, rl.get());
-    const sim::Truth& t = truths.at(s.key());
-    Outcome o;
-    o.cost = r.cost_s;
-    o.found = r.status == SearchStatus::kFound;
-    o.in_region = o.found && r.peak_rate >= t.region_low && r.peak_rate <= t.region_high;
-    o.interval_covers = o.found && r.peak_low <= t.peak_rate && t.peak_rate <= r.peak_high;
-    o.loads = static_cast<int>(r.loads.size());
-    double in_loads = 0;
-    for (const auto& l : r.loads) {
-      double lc = 0;
-      for (const auto& tr : l.trials) lc += tr.cost_s;
-      in_loads += lc;
-      if (l.verdict == Verdict::kPeak) {
-        o.claim_trials = static_cast<int>(l.trials.size());
-        o.claim_runlength = l.runlength_s;
-        o.claim_rate = l.rate;
-        o.cost_peak += lc, o.peak_trials += static_cast<int>(l.trials.size());
-      } else {
-        o.cost_side += lc, o.side_trials += static_cast<int>(l.trials.size()), ++o.side_loads;
-        Outcome::Side sd;
-        double half = (t.region_high - t.region_low) / 2;
-        sd.rate = l.rate;
-        sd.z = half > 0 ? (l.rate - t.peak_rate) / half : 0;
-        sd.trials = static_cast<int>(l.trials.size());
-        sd.cost = lc;
-        sd.runlength = l.runlength_s;
-        const double sat = c.peak().r_sat_ms, w = c.peak().width;
-        sd.evidence = l.saturated || l.ci.low > sat * (1 + w) || l.ci.high < sat * (1 - w);
-        sd.saturated = l.saturated;
-        sd.first = &l == &r.loads.front();
-        sd.mean = l.ci.mean, sd.low = l.ci.low, sd.high = l.ci.high;
-        sd.claimed_after = r.status == SearchStatus::kFound;
-        o.sides.push_back(sd);
-      }
-    }
-    o.cost_restart = r.cost_s - in_loads;
-    o.start_distance = std::abs(start - t.peak_rate) / t.peak_rate;
+    Outcome o = outcome_of(r, t, c.peak(), start);
     out.push_back(o);
     if (o.found) {
       past.push_back(past_peak(s, r.loads, r.peak_rate, c.peak()));

@@ -40,6 +40,7 @@ struct Outcome {
   double cost_peak = 0, cost_side = 0, cost_restart = 0;
   int side_loads = 0, side_trials = 0, peak_trials = 0;
   double start_distance = 0;  // |first load − true λ*| / true λ*
+  double start = 0;           // the first load, /s (the seed when seeded)
   // --side-detail: each side load, placed against the true region and the way it was decided.
   struct Side {
     double rate = 0;
@@ -66,10 +67,20 @@ std::vector<Sample> nearest_neighbour_tour(std::vector<Sample> rest, const std::
 // The true λ* of each sample by its key, from <build>/bench_policies_truths.txt or computed (and
 // then cached) with sim::compute_truth.
 std::map<std::string, sim::Truth> load_truths(const Config& c, const std::vector<Sample>& samples);
-// One mapping of the surface by one variant.
+// The expectation model's λ* of each of `samples` ([model] of the config, no calibration): what
+// `workbench peak --seeding` scales a neighbour's λ* by. Unknown samples have none.
+ExpectedPeak model_peaks(const Config& c, const std::vector<Sample>& samples);
+
+// One mapping of the surface by one variant. With `swap` (another picker's name) and `swapped`,
+// each sample is searched a second time by that picker from the same state: the same start, seed
+// elasticity, runlength history and testbed stream (a trial's draws depend only on the seed, sample,
+// rate and trial index, so the two searches see the same trials wherever they measure the same
+// load). Only the picker differs. Those outcomes go to *swapped, one per sample, and do not enter
+// the tour's history.
 std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
                               const std::map<std::string, sim::Truth>& truths, const ExpectedPeak& expected,
-                              const Variant& v, const Target& target, int seed);
+                              const Variant& v, const Target& target, int seed, const std::string& swap = "",
+                              std::vector<Outcome>* swapped = nullptr);
 // The confirmation alone at the true λ*, at runlength r, for each first claim look in `firsts`
 // (TestLoad::first_claim_look; 0: every look): one sequence of trials, judged under each schedule.
 std::vector<double> oracle_costs(const Config& c, const Sample& s, double rate, double r,

@@ -1,14 +1,18 @@
-// bench_policies_trace: the unseeded searches of chosen pickers on one sample of configs/sim.toml,
-// one line per seed with every load the search measured, and the median cost per picker — to see
-// where a picker's cost on a sample comes from (bench_policies' per-sample table says only how much
-// it is). The seeds, testbed streams, truths and tours are bench_policies': each search runs in the
+// bench_policies_trace: the searches of chosen pickers (unseeded, or seeded with --seeding) on one sample of
+// configs/sim.toml, one line per seed with every load the search measured, and the median cost per picker —
+// to see where a picker's cost on a sample comes from (bench_policies' per-sample table says only how much it
+// is). The seeds, testbed streams, truths and tours are bench_policies': each search runs in the
 // nearest-neighbour tour up to the sample, because the adaptive runlength plans with the variances
 // of the tour's earlier searches (this testbed's history), so seed k here is seed k there and the
 // costs match its unseeded per-sample table. (The sample alone, without that history, gave other
 // costs: binsearch's median at disks=4,threads=4 0.96 h over 100 seeds against 0.83 h in the tour.)
 //
-// Usage: bench_policies_trace SAMPLE [--seeds N] [--policies P,Q] [--threads N] [--config F] [--quiet]
-//   SAMPLE: e.g. disks=4,threads=4.  Defaults: 20 seeds, binsearch and model-safe, 1 thread.
+// With --seeding each search starts where bench_policies' "+seeding" variants start it (the tour's
+// earlier peaks carried by the expectation model), and the line gives that start after "from".
+//
+// Usage: bench_policies_trace SAMPLE [--seeds N] [--policies P,Q] [--seeding] [--threads N] [--config F]
+//                             [--quiet]
+//   SAMPLE: e.g. disks=4,threads=4.  Defaults: 20 seeds, binsearch and model-safe, unseeded, 1 thread.
 //   Each load prints as rate/trials followed by its verdict: b below, a above, s saturated, P the
 //   claimed peak, and * when it was judged by its mean while its CI still overlapped the region.
 #include <fmt/format.h>
@@ -27,7 +31,7 @@ using namespace wb;
 
 int main(int argc, char** argv) {
   int seeds = 20, threads = 1;
-  bool quiet = false;
+  bool quiet = false, seeding = false;
   std::vector<std::string> policies{"binsearch", "model-safe"};
   std::string config_path = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
   std::string sample_text;
@@ -45,6 +49,8 @@ int main(int argc, char** argv) {
       for (std::string name; std::getline(list, name, ',');) policies.push_back(name);
     } else if (std::strcmp(argv[i], "--quiet") == 0) {
       quiet = true;
+    } else if (std::strcmp(argv[i], "--seeding") == 0) {
+      seeding = true;
     } else if (argv[i][0] != '-' && sample_text.empty()) {
       sample_text = argv[i];
     } else {
@@ -54,8 +60,8 @@ int main(int argc, char** argv) {
   }
   if (sample_text.empty() || seeds < 1) {
     fmt::print(stderr,
-               "usage: bench_policies_trace SAMPLE [--seeds N] [--policies P,Q] [--threads N] [--config F] "
-               "[--quiet]\n"
+               "usage: bench_policies_trace SAMPLE [--seeds N] [--policies P,Q] [--seeding] [--threads N] "
+               "[--config F] [--quiet]\n"
                "  e.g. bench_policies_trace disks=4,threads=4 --seeds 100\n");
     return 2;
   }
@@ -73,22 +79,24 @@ int main(int argc, char** argv) {
     tour.erase(at + 1, tour.end());
     const sim::Truth& truth = truths.at(sample.key());
     const double sat = c.peak().r_sat_ms;
-    fmt::print("{}: true λ* {:.1f}/s, region [{:.1f}, {:.1f}]; unseeded, target {}, {} seeds\n", sample.key(),
-               truth.peak_rate, truth.region_low, truth.region_high, c.peak().target.to_string(), seeds);
+    fmt::print("{}: true λ* {:.1f}/s, region [{:.1f}, {:.1f}]; {}, target {}, {} seeds\n", sample.key(),
+               truth.peak_rate, truth.region_low, truth.region_high, seeding ? "seeded" : "unseeded",
+               c.peak().target.to_string(), seeds);
+    const ExpectedPeak expected = seeding ? model_peaks(c, samples) : ExpectedPeak{};
     std::vector<double> medians;
     for (const auto& policy : policies) {
-      const Variant v{policy, "adaptive", false};
+      const Variant v{policy, "adaptive", seeding};
       std::vector<Outcome> outcomes(static_cast<std::size_t>(seeds));
       parallel_for(seeds, threads, [&](int k) {
         outcomes[static_cast<std::size_t>(k)] =
-            run_tour(c, tour, truths, {}, v, c.peak().target, k + 1).back();
+            run_tour(c, tour, truths, expected, v, c.peak().target, k + 1).back();
       });
       std::vector<double> costs;
       for (int seed = 1; seed <= seeds; ++seed) {
         const Outcome& o = outcomes[static_cast<std::size_t>(seed - 1)];
         costs.push_back(o.cost);
         if (quiet) continue;
-        std::string path;
+        std::string path = seeding ? fmt::format(" from {:.1f}:", o.start) : "";
         for (const auto& sd : o.sides) {
           const char* verdict = sd.saturated ? "s" : (sd.mean < sat ? "b" : "a");
           path += fmt::format(" {:.1f}/{}{}{}", sd.rate, sd.trials, verdict, sd.evidence ? "" : "*");
