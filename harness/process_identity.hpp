@@ -1,0 +1,38 @@
+#pragma once
+// Who owns a lease or started a process: a controller named by its host, pid and the pid's start
+// time (so a reused pid is never mistaken for the owner). Leases and the process table in the
+// store use it to tell a dead controller from a live one (DESIGN.md "Security and failure").
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace wb {
+
+struct OwnerId {
+  std::string host;  // WB_HOST_NAME if set, else gethostname()
+  std::int64_t pid = 0;
+  std::uint64_t start_ticks = 0;  // /proc/PID/stat field 22: clock ticks after boot
+
+  // "host:pid", for messages.
+  std::string describe() const;
+  bool operator==(const OwnerId&) const = default;
+};
+
+// The calling process. Cached after the first call; thread-safe.
+const OwnerId& this_process();
+
+// This machine's name as leases record it: $WB_HOST_NAME when set (two controllers that share a
+// store but not a kernel must have different names), else gethostname().
+std::string this_host_name();
+
+// The start time of `pid` in clock ticks after boot; nullopt when no such process exists (or it
+// is a zombie already reaped by nobody — it still counts as existing).
+std::optional<std::uint64_t> process_start_ticks(pid_t pid);
+
+// Whether `owner`, on this host, is still running: its pid exists and started when it did.
+// Meaningless for another host's owner (returns false only when the host matches).
+bool alive_here(const OwnerId& owner);
+
+}  // namespace wb
