@@ -27,9 +27,10 @@ std::optional<std::uint64_t> process_start_ticks(pid_t pid) {
   if (close == std::string::npos) return std::nullopt;
   std::istringstream rest(stat.substr(close + 1));
   std::string field;
-  // Fields 3.. follow; starttime is field 22, the 20th after comm.
+  // Fields 3.. follow: the state (a zombie has exited: it owns nothing), then starttime is 22.
   for (int i = 3; i <= 22; ++i) {
     if (!(rest >> field)) return std::nullopt;
+    if (i == 3 && (field == "Z" || field == "X")) return std::nullopt;
   }
   try {
     return std::stoull(field);

@@ -27,8 +27,8 @@ const OwnerId& this_process();
 // store but not a kernel must have different names), else gethostname().
 std::string this_host_name();
 
-// The start time of `pid` in clock ticks after boot; nullopt when no such process exists (or it
-// is a zombie already reaped by nobody — it still counts as existing).
+// The start time of `pid` in clock ticks after boot; nullopt when no such process exists or it
+// has exited and waits to be reaped (a zombie).
 std::optional<std::uint64_t> process_start_ticks(pid_t pid);
 
 // Whether `owner`, on this host, is still running: its pid exists and started when it did.
