@@ -9,8 +9,6 @@
 
 namespace wb {
 
-std::string OwnerId::describe() const { return fmt::format("{}:{}", host, pid); }
-
 std::string this_host_name() {
   if (const char* name = std::getenv("WB_HOST_NAME"); name != nullptr && *name != '\0') return name;
   char buf[256] = {};

@@ -1,24 +1,16 @@
 #pragma once
-// Who owns a lease or started a process: a controller named by its host, pid and the pid's start
-// time (so a reused pid is never mistaken for the owner). Leases and the process table in the
-// store use it to tell a dead controller from a live one (DESIGN.md "Security and failure").
+// The controller this process is (core/owner.hpp), and whether another one on this host lives:
+// leases and the process table in the store use it to tell a dead controller from a live one
+// (DESIGN.md "Security and failure").
 #include <sys/types.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "core/owner.hpp"
+
 namespace wb {
-
-struct OwnerId {
-  std::string host;  // WB_HOST_NAME if set, else gethostname()
-  std::int64_t pid = 0;
-  std::uint64_t start_ticks = 0;  // /proc/PID/stat field 22: clock ticks after boot
-
-  // "host:pid", for messages.
-  std::string describe() const;
-  bool operator==(const OwnerId&) const = default;
-};
 
 // The calling process. Cached after the first call; thread-safe.
 const OwnerId& this_process();
