@@ -180,6 +180,23 @@ ALTER TABLE mismatches ADD COLUMN center_json TEXT;   -- [{center, predicted_ms,
     R"sql(
 ALTER TABLE surface_points ADD COLUMN seed_elasticity REAL;   -- d ln R / d ln λ of the neighbours; NULL: none
 )sql",
+    // 6 -> 7: every process group a controller started on a testbed, until it is stopped: the next
+    // run on the testbed kills what a dead controller left (DESIGN.md "Security and failure").
+    R"sql(
+CREATE TABLE processes (
+  id                INTEGER PRIMARY KEY,
+  testbed           TEXT NOT NULL,
+  host              TEXT NOT NULL,      -- where it runs: "local" (the owner's machine) or user@host:port
+  pgid              INTEGER NOT NULL,
+  start_ticks       INTEGER NOT NULL,   -- its leader's start time there: /proc/PGID/stat field 22
+  command           TEXT NOT NULL,
+  owner_host        TEXT NOT NULL,      -- the controller that started it (process_identity.hpp)
+  owner_pid         INTEGER NOT NULL,
+  owner_start_ticks INTEGER NOT NULL,
+  started_at        INTEGER NOT NULL    -- unix seconds
+);
+CREATE INDEX processes_by_testbed ON processes(testbed);
+)sql",
 };
 
 int user_version(Database& db) {

@@ -1,6 +1,7 @@
 // Nothing outlives its controller, on this machine (DESIGN.md "Security and failure"): a stand-in
 // controller (guard_probe) starts a process tree through LocalExecutor and is SIGKILLed; the
-// tree and its guard are gone within the kill grace. A normal stop leaves no guard behind.
+// tree and its guard are gone within the kill grace. A normal stop leaves no guard behind. And
+// kill_recorded_group, which the next controller uses: a reused process group id is never killed.
 #include <signal.h>
 #include <stdlib.h>
 #include <catch2/catch.hpp>
@@ -12,6 +13,7 @@
 
 #include "harness/local_executor.hpp"
 #include "harness/process_identity.hpp"
+#include "harness/process_registry.hpp"
 #include "process_table.hpp"
 #include "tests/sut/child_process.hpp"
 
@@ -113,4 +115,28 @@ TEST_CASE("local: stop, a finished command and a program that cannot run leave n
   CHECK(ex->run({{"wb-no-such-program"}, {}, {}, 10s}).exit_status == 127);
   CHECK(ex->start({{"wb-no-such-program"}, {}, {}, 0ms})->group().pgid == -1);
   CHECK(my_guards().empty());
+}
+
+TEST_CASE("kill_recorded_group: a reused id is left alone, the recorded group is killed, then it is gone") {
+  auto ex = wb::make_local_executor();
+  const std::string marker = wb::test::make_marker();
+  auto p = ex->start({{"/bin/sh", "-c", kProcessTree}, {{"WB_TEST_MARKER", marker}}, {}, 0ms});
+  REQUIRE(p->read_line(10s) == std::optional<std::string>("started"));
+  const wb::ProcessGroup g = p->group();
+  REQUIRE(g.start_ticks > 0);
+
+  // Another start time under the same id: a process that reused it, not ours.
+  CHECK(wb::kill_recorded_group(*ex, g.pgid, g.start_ticks + 1, 200ms) == wb::RecordedGroupFate::kReused);
+  CHECK_FALSE(p->wait(200ms));
+  CHECK(wb::test::pids_named("sleep", marker).size() == 3);
+  // No start time recorded: it cannot be told from a stranger's.
+  CHECK(wb::kill_recorded_group(*ex, g.pgid, 0, 200ms) == wb::RecordedGroupFate::kGone);
+  CHECK(wb::test::pids_named("sleep", marker).size() == 3);
+
+  CHECK(wb::kill_recorded_group(*ex, g.pgid, g.start_ticks, 200ms) == wb::RecordedGroupFate::kKilled);
+  CHECK(wb::test::survivors_after(marker, 2s).empty());  // the SIGTERM-proof one got SIGKILL
+  const auto r = p->wait(5s);
+  REQUIRE(r);
+  CHECK(r->exit_signal == std::optional<std::string>("TERM"));
+  CHECK(wb::kill_recorded_group(*ex, g.pgid, g.start_ticks, 200ms) == wb::RecordedGroupFate::kGone);
 }
