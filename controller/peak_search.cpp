@@ -82,7 +82,8 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Sample&
   SearchOptions options{config.peak(), prepared.target};
   std::unique_ptr<LoadPicker> picker = make_picker(prepared.policy, config.peak(), config.peak().start_rate);
   std::optional<TestbedConfig> real = validate_testbed(config);
-  std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, prepared.seed, request.verbose);
+  std::unique_ptr<TrialRunner> testbed =
+      make_trial_runner(config, real, prepared.seed, request.verbose, store.path());
 
   TestbedHistory history;
   if (request.seeding || prepared.runlength == "adaptive")
