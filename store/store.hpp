@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/owner.hpp"
 #include "core/sample.hpp"
 #include "core/search_result.hpp"
 #include "core/trial.hpp"
@@ -216,9 +217,7 @@ class Store {
     std::int64_t pgid = 0;
     std::uint64_t start_ticks = 0;  // the group leader's, on its host
     std::string command;
-    std::string owner_host;  // the controller that started it
-    std::int64_t owner_pid = 0;
-    std::uint64_t owner_start_ticks = 0;
+    OwnerId owner;                // the controller that started it
     std::int64_t started_at = 0;  // unix seconds; set by the store when 0
   };
   std::int64_t add_process(const ProcessRow& row);

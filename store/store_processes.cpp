@@ -18,7 +18,7 @@ std::int64_t Store::add_process(const ProcessRow& r) {
       "INSERT INTO processes (testbed, host, pgid, start_ticks, command, owner_host, owner_pid, "
       "owner_start_ticks, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   s.bind(1, r.testbed).bind(2, r.host).bind(3, r.pgid).bind(4, to_column(r.start_ticks)).bind(5, r.command);
-  s.bind(6, r.owner_host).bind(7, r.owner_pid).bind(8, to_column(r.owner_start_ticks));
+  s.bind(6, r.owner.host).bind(7, r.owner.pid).bind(8, to_column(r.owner.start_ticks));
   s.bind(9, r.started_at != 0 ? r.started_at : static_cast<std::int64_t>(std::time(nullptr)));
   s.run();
   return db_.last_insert_id();
@@ -43,9 +43,9 @@ std::vector<Store::ProcessRow> Store::processes(const std::string& testbed) {
     r.pgid = s.column_int(3);
     r.start_ticks = from_column(s.column_int(4));
     r.command = s.column_text(5);
-    r.owner_host = s.column_text(6);
-    r.owner_pid = s.column_int(7);
-    r.owner_start_ticks = from_column(s.column_int(8));
+    r.owner.host = s.column_text(6);
+    r.owner.pid = s.column_int(7);
+    r.owner.start_ticks = from_column(s.column_int(8));
     r.started_at = s.column_int(9);
     rows.push_back(std::move(r));
   }

@@ -24,9 +24,7 @@ TEST_CASE("process rows round-trip, per testbed, until removed") {
   a.pgid = 4242;
   a.start_ticks = std::numeric_limits<std::uint64_t>::max() - 7;  // kept as its bit pattern
   a.command = "refserver --port 5000";
-  a.owner_host = "box";
-  a.owner_pid = 99;
-  a.owner_start_ticks = 12345;
+  a.owner = OwnerId{"box", 99, 12345};
   a.started_at = 1700000000;
   store::Store::ProcessRow b = a;
   b.host = "root@127.0.0.1:2222";
@@ -45,9 +43,7 @@ TEST_CASE("process rows round-trip, per testbed, until removed") {
   CHECK(rows[0].pgid == 4242);
   CHECK(rows[0].start_ticks == std::numeric_limits<std::uint64_t>::max() - 7);
   CHECK(rows[0].command == "refserver --port 5000");
-  CHECK(rows[0].owner_host == "box");
-  CHECK(rows[0].owner_pid == 99);
-  CHECK(rows[0].owner_start_ticks == 12345);
+  CHECK(rows[0].owner == OwnerId{"box", 99, 12345});
   CHECK(rows[0].started_at == 1700000000);
   CHECK(rows[1].id == ib);
   CHECK(rows[1].host == "root@127.0.0.1:2222");
