@@ -16,16 +16,13 @@ StoreProcessRegistry::StoreProcessRegistry(const std::string& store_path, std::s
     : store_(store_path), testbed_(std::move(testbed)) {}
 
 std::int64_t StoreProcessRegistry::record(const StartedGroup& started) {
-  const OwnerId& me = this_process();
   store::Store::ProcessRow row;
   row.testbed = testbed_;
   row.host = started.host;
   row.pgid = started.group.pgid;
   row.start_ticks = started.group.start_ticks;
   row.command = started.command;
-  row.owner_host = me.host;
-  row.owner_pid = me.pid;
-  row.owner_start_ticks = me.start_ticks;
+  row.owner = this_process();
   return store_.add_process(row);
 }
 
@@ -39,10 +36,7 @@ void StoreProcessRegistry::forget(std::int64_t id) noexcept {
 
 OwnerState judge_owner(const store::Store::ProcessRow& row, const std::string& this_host, std::int64_t now,
                        const CleanupOptions& options, const std::function<bool(const OwnerId&)>& alive_here) {
-  if (row.owner_host == this_host) {
-    return alive_here(OwnerId{row.owner_host, row.owner_pid, row.owner_start_ticks}) ? OwnerState::kAlive
-                                                                                     : OwnerState::kDead;
-  }
+  if (row.owner.host == this_host) return alive_here(row.owner) ? OwnerState::kAlive : OwnerState::kDead;
   // "local" of another machine is that machine: nothing here can reach it.
   if (row.host == "local") return OwnerState::kUnreachable;
   return now - row.started_at < options.foreign_owner_timeout.count() ? OwnerState::kAlive
@@ -78,9 +72,8 @@ int kill_orphaned_processes(store::Store& store, const std::string& testbed, con
   int killed = 0;
   for (const store::Store::ProcessRow& row : store.processes(testbed)) {
     if (judge_owner(row, here, now, options, alive_here) != OwnerState::kDead) continue;
-    const OwnerId owner{row.owner_host, row.owner_pid, row.owner_start_ticks};
     const std::string what = fmt::format("pgid {} on {} ({}), left by dead controller {}", row.pgid, row.host,
-                                         shortened(row.command), owner.describe());
+                                         shortened(row.command), row.owner.describe());
     try {
       auto it = executors.find(row.host);
       if (it == executors.end()) {

@@ -38,9 +38,7 @@ store::Store::ProcessRow row_for(const Process& p, const std::string& host, cons
   r.pgid = p.group().pgid;
   r.start_ticks = p.group().start_ticks;
   r.command = "sh -c tree";
-  r.owner_host = owner.host;
-  r.owner_pid = owner.pid;
-  r.owner_start_ticks = owner.start_ticks;
+  r.owner = owner;
   return r;
 }
 

@@ -19,9 +19,7 @@ store::Store::ProcessRow row(const std::string& host, const std::string& owner_h
   r.pgid = 1234;
   r.start_ticks = 555;
   r.command = "refserver --port 5000";
-  r.owner_host = owner_host;
-  r.owner_pid = 4321;
-  r.owner_start_ticks = 777;
+  r.owner = OwnerId{owner_host, 4321, 777};
   r.started_at = started_at;
   return r;
 }
