@@ -9,6 +9,7 @@
 
 #include "controller/cli.hpp"
 #include "controller/interrupt.hpp"
+#include "controller/leases.hpp"
 #include "controller/probe_runner.hpp"
 #include "controller/testbed.hpp"
 #include "core/error.hpp"
@@ -42,8 +43,10 @@ int run_agent(const CommonOptions& common, const AgentOptions& o) {
   PreparedPeak prepared = prepare_peak(config, request);
   validate_testbed(config);
   store::Store store(common.store_or(config.store_path()));
+  Leases leases(store.path(), config.lease_timeout_s());
+  leases.sweep(store, std::cerr);
   ZCartAttributes attributes(config);
-  ProbeRunner runner{config, probing, request, prepared, probe_lock_owner(), std::cerr, &attributes};
+  ProbeRunner runner{config, probing, request, prepared, leases, std::cerr, &attributes};
 
   int ran = 0;
   for (;;) {

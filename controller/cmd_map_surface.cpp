@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
+#include "controller/leases.hpp"
 #include "controller/peak_search.hpp"
 #include "controller/surface_plan.hpp"
 #include "controller/surface_report.hpp"
@@ -111,9 +112,13 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
   const std::string store_path = common.store_or(config.store_path());
   std::int64_t surface_id = 0;
   ExpectedPeak expected;
+  store::Store store(store_path);
+  Leases leases(store_path, config.lease_timeout_s());
+  leases.sweep(store, std::cerr);
   {
-    store::Store store(store_path);
     if (o.seeding) expected = expected_peak_for_seeding(config, store);
+    // Found or created in one transaction: two controllers started at once share one surface.
+    store::Transaction tx(store.db());
     if (auto found = store.find_running_surface(config.name(), params.dump())) {
       surface_id = found->id;
       std::cerr << fmt::format("continuing surface {} ({} samples)\n", surface_id, found->points.size());
@@ -122,10 +127,12 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
       std::cerr << fmt::format("surface {}: {} samples of {}\n", surface_id, tour.size(),
                                plan.candidates.rows());
     }
+    tx.commit();
   }
 
   SurfaceRunOptions ro;
   ro.store_path = store_path;
+  ro.leases = &leases;
   ro.parallel = o.parallel;
   ro.seeding = o.seeding;
   ro.budget_s = o.budget_h * 3600;
@@ -160,10 +167,7 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
   report.seeding = o.seeding;
   report.parallel = o.parallel;
   fit_report_surface(report);
-  {
-    store::Store store(store_path);
-    store.finish_surface(surface_id, report.status);
-  }
+  store.finish_surface(surface_id, report.status);
   report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (common.json)
     std::cout << surface_json(report).dump(2) << "\n";

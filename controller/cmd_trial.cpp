@@ -8,6 +8,7 @@
 
 #include "controller/cli.hpp"
 #include "controller/interrupt.hpp"
+#include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
 #include "controller/probe_check.hpp"
 #include "controller/testbed.hpp"
@@ -85,7 +86,10 @@ int run_trial(const CommonOptions& common, const TrialOptions& o) {
   const std::uint64_t seed = o.seed_given ? o.seed : default_seed(config);
   std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, seed, o.verbose);
 
-  store::Store store(common.store_or(config.store_path()));
+  const std::string store_path = common.store_or(config.store_path());
+  store::Store store(store_path);
+  Leases leases(store_path, config.lease_timeout_s());
+  leases.sweep(store, std::cerr);
   store::SearchRecord rec;
   rec.testbed = config.name();
   rec.sample = sample;
@@ -95,7 +99,7 @@ int run_trial(const CommonOptions& common, const TrialOptions& o) {
   rec.seed = static_cast<std::int64_t>(seed);
   rec.options_json =
       nlohmann::json{{"rate", o.rate}, {"runlength_s", runlength}, {"trials", o.trials}}.dump();
-  const std::int64_t run_id = store.begin_search(rec);
+  const std::int64_t run_id = store.begin_owned_search(rec, leases.owner(), lease_clock());
 
   std::vector<TrialResult> trials;
   InterruptibleRunner runner(*testbed);

@@ -153,6 +153,11 @@ Config Config::load(const std::string& file) {
       std::filesystem::path p(*s);
       c.store_path_ = p.is_absolute() ? p.string() : (dir / p).string();
     }
+    c.lease_timeout_s_ = tb->number_or("lease_timeout_s", c.lease_timeout_s_);
+    // Below a second the heartbeat (a fifth of it) would write the store constantly; a day is
+    // what the old probe lock waited, and longer only hides a dead controller.
+    if (!(c.lease_timeout_s_ >= 1 && c.lease_timeout_s_ <= 86400))
+      tb->fail("lease_timeout_s", "must be a number of seconds from 1 to 86400");
     tb->finish();
   }
 

@@ -68,6 +68,9 @@ class Config {
   const std::string& name() const { return name_; }
   // [testbed] store, resolved against the config's folder; else workbench.db beside the config.
   const std::string& store_path() const { return store_path_; }
+  // [testbed] lease_timeout_s: how long another host's controller may go without a heartbeat
+  // before its searches, surface points and probes are taken over (controller/leases.hpp).
+  double lease_timeout_s() const { return lease_timeout_s_; }
   const std::vector<Factor>& factors() const { return factors_; }
   const Factor* factor(const std::string& name) const;
   std::vector<std::string> factor_names() const;
@@ -85,6 +88,7 @@ class Config {
   std::string file_;
   std::string name_;
   std::string store_path_;
+  double lease_timeout_s_ = 15;
   std::vector<Factor> factors_;
   std::vector<std::string> defaults_;
   PeakConfig peak_;

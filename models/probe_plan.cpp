@@ -25,8 +25,11 @@ ProbeConfig probe_config(const Config& config) {
   if (p.min_leaf < 1) s->fail("min_leaf", "must be >= 1");
   p.poll_s = s->number_or("poll_s", p.poll_s);
   if (!(p.poll_s > 0)) s->fail("poll_s", "must be > 0 seconds");
-  p.lock_timeout_s = s->number_or("lock_timeout_s", p.lock_timeout_s);
-  if (!(p.lock_timeout_s >= 0)) s->fail("lock_timeout_s", "must be >= 0 seconds (0: never take over)");
+  if (s->has("lock_timeout_s")) {
+    s->fail("lock_timeout_s",
+            "no longer used: an agent's probe is taken over when the agent dies (its heartbeat stops "
+            "for [testbed] lease_timeout_s); remove the key");
+  }
   s->finish();
   return p;
 }

@@ -92,17 +92,21 @@ std::string Statement::column_text(int i) const {
   return t != nullptr ? reinterpret_cast<const char*>(t) : std::string();
 }
 
+Transaction::Transaction(Database& db) : db_(db), nested_(sqlite3_get_autocommit(db.handle()) == 0) {
+  db_.exec(nested_ ? "SAVEPOINT wb_nested" : "BEGIN IMMEDIATE");
+}
+
 Transaction::~Transaction() noexcept {
   if (!done_) {
     try {
-      db_.exec("ROLLBACK");
+      db_.exec(nested_ ? "ROLLBACK TO wb_nested; RELEASE wb_nested" : "ROLLBACK");
     } catch (...) {  // nothing more to do in a destructor
     }
   }
 }
 
 void Transaction::commit() {
-  db_.exec("COMMIT");
+  db_.exec(nested_ ? "RELEASE wb_nested" : "COMMIT");
   done_ = true;
 }
 
