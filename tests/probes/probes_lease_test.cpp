@@ -23,10 +23,10 @@ fs::path slow_config(const fs::path& dir) {
   const std::string key = "runlength_s = 60";
   auto at = text.find(key);
   REQUIRE(at != std::string::npos);
-  text.replace(at, key.size(), "runlength_s = 900");
+  text.replace(at, key.size(), "runlength_s = 3000");
   auto tb = text.find("[testbed]\n");
   REQUIRE(tb != std::string::npos);
-  text.insert(tb + std::string("[testbed]\n").size(), "lease_timeout_s = 5\n");
+  text.insert(tb + std::string("[testbed]\n").size(), "lease_timeout_s = 3\n");
   std::ofstream(p) << text;
   return p;
 }
@@ -92,7 +92,7 @@ TEST_CASE("a live agent's probe is not taken over; a killed agent's probe is") {
     wb::test::ChildProcess a(agent_args(config, store));
     const std::string id = running_probe(store);
     // Held by a live agent: another controller refuses it, even after the lease timeout.
-    std::this_thread::sleep_for(6s);
+    std::this_thread::sleep_for(4s);
     auto refused = workbench({"probe", "run", "--config", config.string(), "--store", store, id});
     CHECK(refused.exit_code == 1);
     CHECK(refused.err.find("probe " + id + ": running, not run") != std::string::npos);
@@ -112,13 +112,13 @@ TEST_CASE("a live agent's probe is not taken over; a killed agent's probe is") {
     std::vector<std::string> run_args{kWorkbench,      "probe",   "run", "--config",
                                       config.string(), "--store", store, id};
     auto other_host = [&] {
-      std::vector<std::string> argv{"env", "WB_HOST_NAME=another-host"};
+      std::vector<std::string> argv{"/usr/bin/env", "WB_HOST_NAME=another-host"};
       argv.insert(argv.end(), run_args.begin(), run_args.end());
       return run_to_exit(argv, 300s);
     };
     auto early = other_host();
     CHECK(early.exit_code == 1);  // the heartbeat is fresh: it may be alive
-    std::this_thread::sleep_for(6s);
+    std::this_thread::sleep_for(4s);
     auto late = other_host();
     INFO(late.err);
     CHECK(late.exit_code == 0);
