@@ -167,33 +167,6 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
   CHECK(zcart_n("disks=4,threads=100") == n_before + 1);
 }
 
-TEST_CASE("two agents started at once never run the same probe, and a cancelled probe does not run") {
-  fs::path dir = fresh_dir("agents");
-  fs::path config = deviating_config(dir);
-  const std::string store = (dir / "w.db").string();
-  map_surface(config, store);
-  json probes = run_json({"probe", "list", "--config", config.string(), "--store", store, "--json"});
-  REQUIRE(probes.size() >= 3);
-
-  const std::string cancelled = std::to_string(probes.back()["probe_id"].get<std::int64_t>());
-  json c = run_json({"probe", "cancel", "--config", config.string(), "--store", store, cancelled, "--json"});
-  CHECK(c["cancelled"] == json::array({std::stoll(cancelled)}));
-  CHECK(c["not_cancelled"].empty());
-
-  const std::int64_t before = max_search_id(store);
-  std::vector<std::string> args{kWorkbench, "agent", "--config", config.string(), "--store", store, "--once"};
-  wb::test::ChildProcess a(args);
-  wb::test::ChildProcess b(args);
-  auto ea = a.wait_exit(120s);
-  auto eb = b.wait_exit(120s);
-  INFO("agent a: " << a.drain_stderr() << "\nagent b: " << b.drain_stderr());
-  REQUIRE(ea == 0);
-  REQUIRE(eb == 0);
-  check_each_probe_ran_once(store, before, probes.size() - 1);
-  CHECK(query(store, "SELECT status, search_id FROM probes WHERE id = " + cancelled)[0] ==
-        std::vector<std::string>{"cancelled", ""});
-}
-
 TEST_CASE("probe cancel and probe run reject an unknown probe id with one line and exit 2") {
   fs::path dir = fresh_dir("unknown");
   fs::path config = deviating_config(dir);

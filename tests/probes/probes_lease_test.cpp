@@ -58,12 +58,17 @@ std::vector<std::string> agent_args(const fs::path& config, const std::string& s
 
 }  // namespace
 
-TEST_CASE("two agents on one store at once, 10 rounds: every probe runs once") {
+TEST_CASE("two agents on one store at once, 10 rounds: every probe runs once, a cancelled one never") {
   fs::path dir = fresh_dir("lease_agents");
   fs::path config = deviating_config(dir);
   const std::string planned = planned_store(config, dir);
   const std::size_t probes = std::stoul(query(planned, "SELECT count(*) FROM probes")[0][0]);
   const std::int64_t before = max_search_id(planned);
+  const std::string cancelled = query(planned, "SELECT max(id) FROM probes")[0][0];
+  json c =
+      run_json({"probe", "cancel", "--config", config.string(), "--store", planned, cancelled, "--json"});
+  CHECK(c["cancelled"] == json::array({std::stoll(cancelled)}));
+  CHECK(c["not_cancelled"].empty());
   for (int round = 0; round < 10; ++round) {
     INFO("round " << round);
     const std::string store = (dir / ("r" + std::to_string(round) + ".db")).string();
@@ -77,7 +82,9 @@ TEST_CASE("two agents on one store at once, 10 rounds: every probe runs once") {
     INFO("agent a: " << a.drain_stderr() << "\nagent b: " << b.drain_stderr());
     REQUIRE(ea == 0);
     REQUIRE(eb == 0);
-    check_each_probe_ran_once(store, before, probes);
+    check_each_probe_ran_once(store, before, probes - 1);
+    CHECK(query(store, "SELECT status, search_id FROM probes WHERE id = " + cancelled)[0] ==
+          std::vector<std::string>{"cancelled", ""});
     CHECK(query(store, "PRAGMA integrity_check")[0][0] == "ok");
   }
 }
