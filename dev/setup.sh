@@ -50,7 +50,7 @@ case "${1:-}" in
   test)
     install_packages
     build build
-    cd build && ctest --output-on-failure --timeout 900
+    cd build && ctest --output-on-failure --timeout 900 -j "$(nproc)"
     ;;
   asan)
     install_packages
@@ -60,7 +60,7 @@ case "${1:-}" in
     # -O1 -g1 (line tables): the instrumented build at -O2 -g took ~35 min on CI's 2 cores.
     WB_TARGET=wb_unit_tests build build-asan -DWB_SANITIZE=ON -DWB_BENCH=OFF \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
-    cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --timeout 1800 -L unit
+    cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --timeout 1800 -L unit -j "$(nproc)"
     ;;
   lint)
     install_packages
