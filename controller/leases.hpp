@@ -66,7 +66,7 @@ class Leases {
   std::string store_path_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool stop_ = false;                // guarded by mu_
+  bool stop_ = false;                        // guarded by mu_
   mutable std::set<std::string> cancelled_;  // guarded by mu_
   std::thread thread_;
 };
