@@ -8,6 +8,7 @@
 #include "core/config_section.hpp"
 #include "core/error.hpp"
 #include "core/trial_limits.hpp"
+#include "harness/refserver_arguments.hpp"
 #include "harness/shell_quote.hpp"
 
 namespace wb {
@@ -128,6 +129,7 @@ TestbedConfig parse_testbed(const Config& config) {
   else
     sut->fail("restart", "must be \"per-sample\" or \"per-trial\"");
   s.settle_s = sut->number_or("settle_s", 0, pause);
+  check_refserver_arguments(*sut, "start", s.start, config, tb);
   sut->finish();
 
   WorkloadConfig& w = tb.workload;
