@@ -11,6 +11,7 @@
 #include "controller/probe_check.hpp"
 #include "controller/probe_runner.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "store/store.hpp"
 
@@ -170,12 +171,14 @@ Command probe_command() {
         CLI::App* run = app.add_subcommand("run", "run probes now: the due ones (--due) or the given ids");
         add_common_options(*run, common);
         run->add_flag("--due", o->due, "every probe whose not-before time has passed");
-        run->add_option("ids", o->ids, "probe ids");
+        run->add_option("ids", o->ids, "probe ids")->transform(cli::whole_number(1, INT64_MAX));
         run->add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
         run->callback([&common, o, action] { *action = [&common, o] { return run_run(common, *o); }; });
         CLI::App* cancel = app.add_subcommand("cancel", "cancel probes that have not run");
         add_common_options(*cancel, common);
-        cancel->add_option("ids", o->ids, "probe ids")->required();
+        cancel->add_option("ids", o->ids, "probe ids")
+            ->required()
+            ->transform(cli::whole_number(1, INT64_MAX));
         cancel->callback([&common, o, action] { *action = [&common, o] { return run_cancel(common, *o); }; });
         return [action] { return (*action)(); };
       }};
