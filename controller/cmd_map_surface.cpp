@@ -17,6 +17,7 @@
 #include "controller/surface_runner.hpp"
 #include "controller/surface_slots.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "store/store.hpp"
 
@@ -198,7 +199,8 @@ Command map_surface_command() {
             ->required();
         app.add_option("--design,-d", o->design,
                        "full (every level combination) or dopt (D-optimal subset; default)");
-        app.add_option("--points,-n", o->points, "dopt: number of samples (default: model terms + 2)");
+        app.add_option("--points,-n", o->points, "dopt: number of samples (default: model terms + 2)")
+            ->transform(cli::whole_number(1, 100000));
         app.add_option("--set,-s", o->set,
                        "levels of the other factors, e.g. mix=read (others: their default)");
         app.add_option("--policy,-p", o->policy, "load picker of each search (default: [peak] policy)");
@@ -208,10 +210,13 @@ Command map_surface_command() {
             "--seeding", o->seeding,
             "start each search at the λ* of the nearest measured sample (with a [model]: scaled by the "
             "model's λ* ratio of the two samples); model-safe also aims with the slope of their curves");
-        app.add_option("--parallel,-j", o->parallel, "testbed slots running searches at once (default 1)");
-        app.add_option("--budget", o->budget_h, "stop starting searches once the total cost reaches HOURS");
+        app.add_option("--parallel,-j", o->parallel, "testbed slots running searches at once (default 1)")
+            ->transform(cli::whole_number(1, 1000));
+        app.add_option("--budget", o->budget_h, "stop starting searches once the total cost reaches HOURS")
+            ->check(cli::finite_number(0, 1e6));
         app.add_option("--seed", o->seed,
                        "random seed of the design and the simulated testbed (default: [sim] seed)")
+            ->transform(cli::seed_number())
             ->each([o](const std::string&) { o->seed_given = true; });
         app.add_option("--model,-m", o->model,
                        "terms of the surface: linear, interactions, quadratic (default) or cubic; the "

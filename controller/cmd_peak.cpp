@@ -10,6 +10,7 @@
 #include "controller/peak_search.hpp"
 #include "controller/probe_check.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "models/probe_plan.hpp"
 #include "policies/search.hpp"
@@ -91,6 +92,7 @@ Command peak_command() {
                        "fixed ([peak] runlength_s) or adaptive (r per load from the variance seen so far) "
                        "(default: [peak] runlength)");
         app.add_option("--seed", o->seed, "random seed of the simulated testbed (default: [sim] seed)")
+            ->transform(cli::seed_number())
             ->each([o](const std::string&) { o->seed_given = true; });
         app.add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
         return [&common, o] { return run_peak(common, *o); };

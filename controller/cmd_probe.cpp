@@ -15,6 +15,7 @@
 #include "controller/probe_check.hpp"
 #include "controller/probe_runner.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "store/store.hpp"
 
@@ -218,7 +219,7 @@ Command probe_command() {
         CLI::App* run = app.add_subcommand("run", "run probes now: the due ones (--due) or the given ids");
         add_common_options(*run, common);
         run->add_flag("--due", o->due, "every probe whose not-before time has passed");
-        run->add_option("ids", o->ids, "probe ids");
+        run->add_option("ids", o->ids, "probe ids")->transform(cli::whole_number(1, INT64_MAX));
         run->add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
         run->callback([&common, o, action] { *action = [&common, o] { return run_run(common, *o); }; });
         CLI::App* cancel = app.add_subcommand(
@@ -226,7 +227,9 @@ Command probe_command() {
             "cancel probes that have not finished; a running one is stopped by the agent that runs it (this "
             "waits up to 30 s for it), or at once when that agent is dead");
         add_common_options(*cancel, common);
-        cancel->add_option("ids", o->ids, "probe ids")->required();
+        cancel->add_option("ids", o->ids, "probe ids")
+            ->required()
+            ->transform(cli::whole_number(1, INT64_MAX));
         cancel->callback([&common, o, action] { *action = [&common, o] { return run_cancel(common, *o); }; });
         return [action] { return (*action)(); };
       }};

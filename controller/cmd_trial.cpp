@@ -12,9 +12,11 @@
 #include "controller/peak_report.hpp"
 #include "controller/probe_check.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "core/search_result.hpp"
 #include "core/stats.hpp"
+#include "core/trial_limits.hpp"
 #include "models/probe_plan.hpp"
 #include "policies/search.hpp"
 #include "store/store.hpp"
@@ -231,11 +233,15 @@ Command trial_command() {
         app.add_option("--set,-s", o->set,
                        "factor levels of the sample, e.g. disks=2,threads=16 (others: their default)");
         app.add_option("--rate,-r", o->rate, "offered rate λ of every trial, requests/s (open loop)")
-            ->required();
+            ->required()
+            ->check(cli::finite_number(0, kMaxRate, true));
         app.add_option("--runlength", o->runlength_s,
-                       "seconds of measurement per trial, warm-up excluded (default: [peak] runlength_s)");
-        app.add_option("--trials,-n", o->trials, "trials to run, at least 2 for a CI (default 3)");
+                       "seconds of measurement per trial, warm-up excluded (default: [peak] runlength_s)")
+            ->check(cli::finite_number(0, kMaxSeconds, true));
+        app.add_option("--trials,-n", o->trials, "trials to run, at least 2 for a CI (default 3)")
+            ->transform(cli::whole_number(2, kMaxTrials));
         app.add_option("--seed", o->seed, "random seed of the simulated testbed (default: [sim] seed)")
+            ->transform(cli::seed_number())
             ->each([o](const std::string&) { o->seed_given = true; });
         app.add_flag("--verbose,-v", o->verbose, "log every stored trial (and SUT starts) to stderr");
         return [&common, o] { return run_trial(common, *o); };

@@ -12,7 +12,9 @@
 #include "controller/expectation_surface.hpp"
 #include "controller/expectation_zcart.hpp"
 #include "controller/peak_report.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
+#include "core/trial_limits.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -244,9 +246,12 @@ Command whatif_command() {
         app.add_option("--set,-s", o->set,
                        "factor levels of the sample, e.g. threads=8,disks=4 (others: their default)");
         app.add_option("--metric,-m", o->metric, "peak (λ*, default), throughput or response");
-        app.add_option("--rate,-r", o->rate, "open workload: offered rate λ, requests/s");
-        app.add_option("--clients,-n", o->clients, "closed workload: N clients (MVA)");
+        app.add_option("--rate,-r", o->rate, "open workload: offered rate λ, requests/s")
+            ->check(cli::finite_number(0, kMaxRate));
+        app.add_option("--clients,-n", o->clients, "closed workload: N clients (MVA)")
+            ->transform(cli::whole_number(1, 1000000000));
         app.add_option("--think,-z", o->think_ms, "closed workload: think time Z, ms (default 0)")
+            ->check(cli::finite_number(0, 1e12))
             ->each([o](const std::string&) { o->think_given = true; });
         app.add_flag("--explain,-e", o->explain,
                      "name the bottleneck center and every center's utilization at --rate (default: at λ*)");
