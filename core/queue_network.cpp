@@ -212,6 +212,7 @@ QueueNetwork QueueNetwork::resolved(const Sample& sample) const {
 
 QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<Factor>& factors) {
   std::vector<std::string> factor_names_in;
+  factor_names_in.reserve(factors.size());
   for (const auto& f : factors) factor_names_in.push_back(f.name);
   QueueNetwork net;
   parse_attributes(section, factor_names_in, &net);
