@@ -147,7 +147,7 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
   ro.search_record.seed = static_cast<std::int64_t>(seed);
   ro.search_record.options_json = options.dump();
   ro.make_runner = [&](int slot) {
-    return make_trial_runner(config, slots[static_cast<std::size_t>(slot)], seed, o.verbose);
+    return make_trial_runner(config, slots[static_cast<std::size_t>(slot)], seed, o.verbose, store_path);
   };
   ro.log = [](const std::string& line) { std::cerr << line << "\n"; };
   ro.verbose = o.verbose;

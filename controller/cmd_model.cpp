@@ -171,7 +171,8 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
   std::vector<CalibratedDemand> measured;
   TrialResult trial;
   {
-    std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, default_seed(config), false);
+    std::unique_ptr<TrialRunner> testbed =
+        make_trial_runner(config, real, default_seed(config), false, store.path());
     InterruptibleRunner runner(*testbed);
     std::cerr << fmt::format("calibrating {} at {:.1f}/s for {:g} s\n", sample.key(), rate, runlength);
     trial = runner.run(sample, rate, runlength, 0);

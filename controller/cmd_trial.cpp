@@ -86,12 +86,12 @@ int run_trial(const CommonOptions& common, const TrialOptions& o) {
   ProbeConfig probing = probe_config(config);
   const Target target = config.peak().target;
   const std::uint64_t seed = o.seed_given ? o.seed : default_seed(config);
-  std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, seed, o.verbose);
 
   const std::string store_path = common.store_or(config.store_path());
   store::Store store(store_path);
   Leases leases(store_path, config.lease_timeout_s());
   leases.sweep(store, std::cerr);
+  std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, seed, o.verbose, store.path());
   store::SearchRecord rec;
   rec.testbed = config.name();
   rec.sample = sample;

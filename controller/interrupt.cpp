@@ -36,6 +36,7 @@ void install_interrupt_handlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);  // a closed terminal or a lost SSH login: stop cleanly too
 }
 
 bool interrupt_requested() { return g_signals > 0; }

@@ -8,8 +8,8 @@
 
 namespace wb {
 
-// SIGINT and SIGTERM set a flag instead of killing the controller, so that whatever a trial
-// started is stopped and the store is left consistent. A second signal restores the default
+// SIGINT, SIGTERM and SIGHUP set a flag instead of killing the controller, so that whatever a
+// trial started is stopped and the store is left consistent. A second signal restores the default
 // action (kill) for a user who really wants out.
 void install_interrupt_handlers();
 bool interrupt_requested();

@@ -192,7 +192,7 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Leases&
   if (run.finished_by_other)
     testbed = std::make_unique<NoLiveTrials>(run.search_id);
   else
-    testbed = make_trial_runner(config, real, prepared.seed, request.verbose, request.stop);
+    testbed = make_trial_runner(config, real, prepared.seed, request.verbose, store.path(), request.stop);
   StoringObserver observer(store, run.search_id, request.verbose, recorded.size());
   InterruptibleRunner live(*testbed, request.stop);
   ReplayingRunner runner(live, std::move(recorded));

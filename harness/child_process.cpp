@@ -3,20 +3,22 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "core/error.hpp"
+#include "harness/process_guard.hpp"
 
 extern char** environ;
 
@@ -24,22 +26,6 @@ namespace wb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// posix_spawn attributes and file actions as RAII (destroyed on every path).
-struct SpawnSetup {
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_t actions;
-  SpawnSetup() {
-    posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_init(&actions);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
-};
 
 std::pair<Fd, Fd> make_pipe() {
   int fds[2];
@@ -121,28 +107,56 @@ std::string signal_name(int sig) {
   }
 }
 
+namespace {
+
+// Where to look for argv[0], as execvp would: the word itself if it names a path, else each
+// directory of this process's PATH in turn (an empty entry is the current directory).
+std::vector<std::string> exec_candidates(const std::string& program) {
+  if (program.find('/') != std::string::npos) return {program};
+  const char* env_path = std::getenv("PATH");
+  const std::string path = env_path != nullptr ? env_path : "/bin:/usr/bin";
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t colon = path.find(':', from);
+    std::string candidate = path.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
+    if (!candidate.empty()) candidate += '/';
+    candidate += program;
+    out.push_back(std::move(candidate));
+    if (colon == std::string::npos) break;
+    from = colon + 1;
+  }
+  return out;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& words) {
+  std::vector<char*> p;
+  p.reserve(words.size() + 1);
+  for (auto& w : words) p.push_back(w.data());
+  p.push_back(nullptr);
+  return p;
+}
+
+// Reads one record from the guard, waiting for it; nullopt at end of file (the guard is gone).
+std::optional<guard::Record> read_record_blocking(int fd) {
+  guard::Record r;
+  while (true) {
+    const ssize_t n = ::read(fd, &r, sizeof r);
+    if (n == static_cast<ssize_t>(sizeof r)) return r;
+    if (n < 0 && errno == EINTR) continue;
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 std::optional<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& argv,
                                                 const std::map<std::string, std::string>& env,
-                                                const std::optional<std::string>& cwd, int& spawn_error) {
+                                                const std::optional<std::string>& cwd, int& spawn_error,
+                                                std::chrono::milliseconds guard_grace) {
   if (argv.empty()) throw InputError("cannot run an empty command");
-  auto [out_r, out_w] = make_pipe();
-  auto [err_r, err_w] = make_pipe();
-
-  SpawnSetup s;
-  // Own session => own process group whose id is the child's pid; terminal signals (Ctrl-C)
-  // go to the controller, which decides what to stop.
-  short flags = POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  posix_spawnattr_setflags(&s.attr, flags);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&s.attr, &none);
-  posix_spawnattr_setsigdefault(&s.attr, &all);  // e.g. an ignored SIGPIPE is not inherited
-  posix_spawn_file_actions_addopen(&s.actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&s.actions, out_w.get(), 1);
-  posix_spawn_file_actions_adddup2(&s.actions, err_w.get(), 2);
-  if (cwd) posix_spawn_file_actions_addchdir_np(&s.actions, cwd->c_str());
-
+  // Everything the guard and the command need exists before the fork: after it, the guard may
+  // not allocate (process_guard.hpp).
   std::vector<std::string> env_strings;
   env_strings.reserve(env.size() + 64);
   for (char** e = environ; *e != nullptr; ++e) {
@@ -151,58 +165,122 @@ std::optional<ChildProcess> ChildProcess::spawn(const std::vector<std::string>& 
     if (env.count(name) == 0) env_strings.push_back(std::move(entry));
   }
   for (const auto& [k, v] : env) env_strings.push_back(fmt::format("{}={}", k, v));
-  std::vector<char*> envp;
-  envp.reserve(env_strings.size() + 1);
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
   std::vector<std::string> argv_copy = argv;
-  for (auto& a : argv_copy) args.push_back(a.data());
-  args.push_back(nullptr);
+  std::vector<std::string> candidates = exec_candidates(argv[0]);
+  const std::vector<char*> envp = pointers(env_strings);
+  const std::vector<char*> args = pointers(argv_copy);
+  const std::vector<char*> paths = pointers(candidates);
 
-  pid_t pid = -1;
-  // glibc reports a failed exec (ENOENT, EACCES, a bad cwd) as posix_spawnp's return value.
-  const int rc = posix_spawnp(&pid, args[0], &s.actions, &s.attr, args.data(), envp.data());
-  if (rc != 0) {
-    spawn_error = rc;
-    return std::nullopt;
-  }
+  auto [out_r, out_w] = make_pipe();
+  auto [err_r, err_w] = make_pipe();
+  auto [lifeline_r, lifeline_w] = make_pipe();
+  auto [status_r, status_w] = make_pipe();
+  guard::Plan plan;
+  plan.argv = args.data();
+  plan.envp = envp.data();
+  plan.paths = paths.data();
+  plan.cwd = cwd ? cwd->c_str() : nullptr;
+  plan.lifeline = lifeline_r.get();
+  plan.status = status_w.get();
+  plan.out = out_w.get();
+  plan.err = err_w.get();
+  plan.grace_ms = static_cast<int>(std::clamp<long long>(guard_grace.count(), 0, 600'000));
+
+  const pid_t guard_pid = ::fork();
+  if (guard_pid < 0) throw_errno("fork", errno);
+  if (guard_pid == 0) guard::run_guard(plan);
+
+  ChildProcess child;
+  child.guard_ = guard_pid;
+  child.lifeline_ = std::move(lifeline_w);
+  child.status_ = std::move(status_r);
+  lifeline_r.reset();
+  status_w.reset();
   out_w.reset();
   err_w.reset();
-  for (int fd : {out_r.get(), err_r.get()}) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  return ChildProcess(pid, std::move(out_r), std::move(err_r));
+  const std::optional<guard::Record> first = read_record_blocking(child.status_.get());
+  if (!first || first->kind != guard::kStarted) {
+    child.end_guard();
+    if (first && first->kind == guard::kFailed) {
+      spawn_error = first->value;
+      return std::nullopt;
+    }
+    throw Error(fmt::format("the guard process of {} ended before starting it", argv[0]));
+  }
+  child.pid_ = first->value;
+  child.start_ticks_ = first->start_ticks;
+  child.out_ = std::move(out_r);
+  child.err_ = std::move(err_r);
+  for (int fd : {child.out_.get(), child.err_.get(), child.status_.get()})
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return child;
 }
 
 ChildProcess::ChildProcess(ChildProcess&& o) noexcept
-    : pid_(o.pid_), out_(std::move(o.out_)), err_(std::move(o.err_)), exit_(std::move(o.exit_)) {
-  o.pid_ = -1;
-}
+    : pid_(std::exchange(o.pid_, -1)),
+      start_ticks_(o.start_ticks_),
+      guard_(std::exchange(o.guard_, -1)),
+      lifeline_(std::move(o.lifeline_)),
+      status_(std::move(o.status_)),
+      out_(std::move(o.out_)),
+      err_(std::move(o.err_)),
+      exit_(std::move(o.exit_)) {}
 
 ChildProcess::~ChildProcess() {
-  if (pid_ <= 0 || exit_) return;
-  kill_group(SIGKILL);
-  int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  if (guard_ <= 0) return;
+  if (pid_ > 0 && !exit_) {
+    kill_group(SIGKILL);
+    wait_until(Clock::time_point::max());
   }
+  end_guard();
+}
+
+// The guard's work is done (the leader has exited, or never started): SIGKILL it and reap it.
+// It is our unreaped child, so its pid cannot name another process. Killing it before the
+// lifeline closes keeps it from ending what the group still holds.
+void ChildProcess::end_guard() noexcept {
+  if (guard_ <= 0) return;
+  ::kill(guard_, SIGKILL);
+  while (waitpid(guard_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  guard_ = -1;
+  lifeline_.reset();
+  status_.reset();
 }
 
 const std::optional<ExitInfo>& ChildProcess::try_reap() {
-  if (!exit_ && pid_ > 0) {
-    int status = 0;
-    const pid_t r = waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) exit_ = decode_status(status);
+  while (!exit_ && status_) {
+    guard::Record r;
+    const ssize_t n = ::read(status_.get(), &r, sizeof r);
+    if (n == static_cast<ssize_t>(sizeof r)) {
+      if (r.kind == guard::kExited) exit_ = decode_status(r.value);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && errno == EAGAIN) {
+      break;
+    } else {
+      // The guard is gone without a word: only SIGKILL ends it early, and the leader's
+      // parent-death signal (SIGKILL) then ended the leader too.
+      status_.reset();
+      ExitInfo killed;
+      killed.signal = signal_name(SIGKILL);
+      exit_ = killed;
+    }
   }
   return exit_;
 }
 
 bool ChildProcess::wait_until(Clock::time_point until) {
-  // Polling keeps this free of SIGCHLD handlers (which would be process-wide state).
-  auto pause = std::chrono::microseconds(200);
   while (!try_reap()) {
-    if (Clock::now() >= until) return false;
-    std::this_thread::sleep_for(pause);
-    pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(10));
+    const auto now = Clock::now();
+    if (now >= until) return false;
+    int timeout_ms = 60'000;
+    if (until != Clock::time_point::max()) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count();
+      timeout_ms = static_cast<int>(std::clamp<long long>(left + 1, 0, 60'000));
+    }
+    pollfd p{status_.get(), POLLIN, 0};
+    if (::poll(&p, 1, timeout_ms) < 0 && errno != EINTR) throw_errno("poll", errno);
   }
   return true;
 }

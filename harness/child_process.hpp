@@ -3,13 +3,21 @@
 // stdin on /dev/null and stdout/stderr on pipes. Internal to LocalExecutor (and the sshd test
 // fixture); callers outside harness/ use Executor.
 //
-// Ownership: move-only RAII owner of the pid and both pipe read ends. The destructor kills the
-// whole group with SIGKILL if the leader has not been reaped, reaps it, and never throws.
+// The child dies with this process: it is started by a guard (process_guard.hpp), a fork of
+// this process that is its parent, reports its exit over a pipe and kills its whole group when
+// this process is gone, however it died. So the child's exit status comes from the guard, not
+// from waitpid: this process never waits for the child itself.
+//
+// Ownership: move-only RAII owner of the child's guard and both pipe read ends. The destructor
+// kills the whole group with SIGKILL if the leader has not exited, waits for its exit, ends the
+// guard (leaving alone what the group still holds, as a shell would after a command exits) and
+// never throws.
 // Threads: not thread-safe; one owner thread (LocalProcess reads the pipes from a second thread
 // but only through the file descriptors it took with take_out()/take_err()).
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,12 +55,15 @@ std::string signal_name(int sig);
 
 class ChildProcess {
  public:
-  // Starts argv with `env` added to this process's environment, in `cwd` if given.
-  // Returns nullopt and sets `spawn_error` (errno) if the program could not be executed.
-  // Throws Error for other failures (pipes, bad env names are InputError).
+  // Starts argv with `env` added to this process's environment, in `cwd` if given; argv[0] is
+  // looked up in this process's PATH. Returns nullopt and sets `spawn_error` (errno) if the
+  // program could not be executed. Throws Error for other failures (pipes, fork; bad env names
+  // are InputError). `guard_grace`: when this process dies, how long the guard waits between
+  // SIGTERM and SIGKILL of the group.
   static std::optional<ChildProcess> spawn(const std::vector<std::string>& argv,
                                            const std::map<std::string, std::string>& env,
-                                           const std::optional<std::string>& cwd, int& spawn_error);
+                                           const std::optional<std::string>& cwd, int& spawn_error,
+                                           std::chrono::milliseconds guard_grace = std::chrono::seconds(2));
 
   ChildProcess(ChildProcess&& o) noexcept;
   ChildProcess& operator=(ChildProcess&&) = delete;
@@ -60,10 +71,13 @@ class ChildProcess {
   ~ChildProcess();
 
   pid_t pid() const { return pid_; }  // also the process group id
+  // The child's start time (/proc/PID/stat field 22): with the pid, it names the group for a
+  // later controller that must tell it from a process that reused the id.
+  std::uint64_t start_ticks() const { return start_ticks_; }
   Fd& out() { return out_; }
   Fd& err() { return err_; }
 
-  // Reaps the leader if it has exited (never blocks). Returns its exit once reaped.
+  // Collects the leader's exit if the guard has reported it (never blocks).
   const std::optional<ExitInfo>& try_reap();
   // Waits until the leader exits or `until` passes; returns whether it has exited.
   bool wait_until(std::chrono::steady_clock::time_point until);
@@ -77,9 +91,15 @@ class ChildProcess {
   void kill_group(int sig) const noexcept;
 
  private:
-  ChildProcess(pid_t pid, Fd out, Fd err) : pid_(pid), out_(std::move(out)), err_(std::move(err)) {}
+  ChildProcess() = default;
+  void end_guard() noexcept;
 
   pid_t pid_ = -1;
+  std::uint64_t start_ticks_ = 0;
+  pid_t guard_ = -1;  // our child; the leader's parent
+  Fd lifeline_;       // write end of the guard's lifeline: never written; closed once the guard
+                      // is gone (closing it first would make the guard kill the group)
+  Fd status_;         // read end of the guard's reports (O_NONBLOCK); reset at its end of file
   Fd out_;
   Fd err_;
   std::optional<ExitInfo> exit_;

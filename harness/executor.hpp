@@ -9,7 +9,12 @@
 //  - Every command runs in its own process group (its own session); stopping it or reaching its
 //    deadline kills the whole group (SIGTERM, then SIGKILL after a grace period), grandchildren
 //    included, and nothing else.
-//  - stdin of every command is empty (/dev/null or a closed channel).
+//  - stdin of every command is empty (/dev/null or a channel nothing is written to).
+//  - Nothing outlives its controller: a command started with start() dies with the process that
+//    started it, however that process ends (SIGKILL, a crash, a lost SSH connection) — its whole
+//    group gets SIGTERM, then SIGKILL after the kill grace. Locally a guard process does that
+//    (process_guard.hpp; local run() commands have one too), over SSH a guard in the command's
+//    group that ends it when the command's channel closes (remote_command.hpp).
 //  - run() returns once the program has exited and its stdout and stderr have closed (like sh's
 //    $(...)): a background child that keeps them open keeps run() waiting, up to the deadline.
 //    Output is kept in memory; commands with huge output should write to a file instead.
@@ -22,6 +27,7 @@
 //    themselves with a mutex, see their headers); different Executors are independent and may be
 //    used from different threads in parallel.
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,6 +43,14 @@ struct CommandSpec {
   std::optional<std::string> cwd;          // working directory; default: the executor's
   std::chrono::milliseconds deadline{0};   // run(): wall-time limit, 0 = none;
                                            // start(): limit of the whole lifetime, 0 = none
+};
+
+// A started process group as it is known on its host: enough for a later controller to find it
+// and to tell it from a process that reused the id (ProcessRegistry).
+struct ProcessGroup {
+  long pgid = -1;                 // -1: nothing runs (the program could not be executed)
+  std::uint64_t start_ticks = 0;  // its leader's start time on its host (/proc/PGID/stat field
+                                  // 22, clock ticks after boot); 0: unknown
 };
 
 struct CommandResult {
@@ -76,6 +90,9 @@ class Process {
 
   // "pgid 1234 on root@host:22: refserver --port 5000" — for messages and logs.
   virtual std::string describe() const = 0;
+
+  // The process group it runs as; fixed once start() has returned (thread-safe).
+  virtual ProcessGroup group() const = 0;
 };
 
 class Executor {

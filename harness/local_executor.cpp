@@ -126,6 +126,7 @@ class LocalProcess final : public Process {
   }
 
   std::string describe() const override { return what_; }
+  ProcessGroup group() const override { return {child_.pid(), child_.start_ticks()}; }
 
  private:
   CommandResult finish(bool timed_out) {
@@ -196,6 +197,7 @@ class FailedProcess final : public Process {
   std::optional<CommandResult> wait(milliseconds) override { return result_; }
   CommandResult stop(milliseconds) override { return result_; }
   std::string describe() const override { return what_; }
+  ProcessGroup group() const override { return {}; }
 
  private:
   CommandResult result_;
@@ -209,7 +211,7 @@ class LocalExecutor final : public Executor {
   CommandResult run(const CommandSpec& spec) override {
     check_command_spec(spec);
     int err = 0;
-    auto child = ChildProcess::spawn(spec.argv, spec.env, spec.cwd, err);
+    auto child = ChildProcess::spawn(spec.argv, spec.env, spec.cwd, err, options_.kill_grace);
     if (!child) return spawn_failure(spec, err);
     return collect(*child, deadline_of(Clock::now(), spec.deadline));
   }
@@ -217,7 +219,7 @@ class LocalExecutor final : public Executor {
   std::unique_ptr<Process> start(const CommandSpec& spec) override {
     check_command_spec(spec);
     int err = 0;
-    auto child = ChildProcess::spawn(spec.argv, spec.env, spec.cwd, err);
+    auto child = ChildProcess::spawn(spec.argv, spec.env, spec.cwd, err, options_.kill_grace);
     const std::string what = fmt::format("local: {}", shell_join(spec.argv));
     if (!child) return std::make_unique<FailedProcess>(spawn_failure(spec, err), what);
     const std::string with_pid = fmt::format("pgid {} on {}", child->pid(), what);

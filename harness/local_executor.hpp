@@ -1,9 +1,11 @@
 #pragma once
-// LocalExecutor: runs commands on this machine with posix_spawn, each in its own session and
-// process group, stdin on /dev/null, stdout and stderr on separate pipes read with poll (so a
-// chatty stderr cannot deadlock a reader of stdout).
+// LocalExecutor: runs commands on this machine, each in its own session and process group,
+// stdin on /dev/null, stdout and stderr on separate pipes read with poll (so a chatty stderr
+// cannot deadlock a reader of stdout). Each command has a guard process (child_process.hpp) that
+// kills its group if this process dies first.
 //
-// Deadline: when it passes, the whole group gets SIGTERM, then SIGKILL after `kill_grace`.
+// Deadline: when it passes, the whole group gets SIGTERM, then SIGKILL after `kill_grace` (also
+// the guard's grace when this process dies).
 // upload() copies the file on the local file system.
 // Threads: the executor holds no mutable state; it may be used from several threads at once.
 // Every Process it returns owns one reader thread that drains the pipes into memory (so a long

@@ -80,8 +80,9 @@ ProgramPaths locate_programs() {
   return ProgramPaths{find("wbload"), find("refserver")};
 }
 
-std::unique_ptr<Executor> connect_host(const HostConfig& h) {
-  if (h.local) return make_local_executor();
+namespace {
+
+SshOptions ssh_options(const HostConfig& h) {
   SshOptions o;
   o.host = h.address;
   o.port = h.port;
@@ -90,7 +91,18 @@ std::unique_ptr<Executor> connect_host(const HostConfig& h) {
   o.known_hosts_file = h.known_hosts;
   o.accept_new = h.accept_new;
   o.shell_ahead = h.shell_ahead;
-  return make_ssh_executor(o);
+  return o;
+}
+
+}  // namespace
+
+std::unique_ptr<Executor> connect_host(const HostConfig& h) {
+  if (h.local) return make_local_executor();
+  return make_ssh_executor(ssh_options(h));
+}
+
+std::string host_description(const HostConfig& h) {
+  return h.local ? "local" : describe_ssh_host(ssh_options(h));
 }
 
 struct RealTrialRunner::Host {
@@ -113,6 +125,8 @@ RealTrialRunner::Host& RealTrialRunner::host(const std::string& name) {
   h->config = &testbed_.host(name);
   if (options_.log) options_.log(fmt::format("connecting to host {}", name));
   h->executor = connect_host(*h->config);
+  if (options_.registry != nullptr)
+    h->executor = make_recording_executor(std::move(h->executor), *options_.registry);
   if (h->config->local) {
     h->programs = {{"refserver", options_.programs.refserver}, {"wbload", options_.programs.wbload}};
   } else {

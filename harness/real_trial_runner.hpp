@@ -13,6 +13,7 @@
 #include "core/config.hpp"
 #include "core/trial.hpp"
 #include "harness/executor.hpp"
+#include "harness/process_registry.hpp"
 #include "harness/sut_stage_stats.hpp"
 #include "harness/testbed_config.hpp"
 
@@ -33,10 +34,14 @@ struct RealRunnerOptions {
   std::uint64_t seed = 1;                       // wbload --seed base (arrival streams)
   std::function<bool()> interrupted;            // polled while a trial runs; true => stop, throw Interrupted
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
+  // Records every process the runner starts (not owned; must outlive the runner); may be null.
+  ProcessRegistry* registry = nullptr;
 };
 
 // Makes the executor for one host: local or SSH. Throws Error (host key, auth, unreachable).
 std::unique_ptr<Executor> connect_host(const HostConfig& host);
+// What describe() of connect_host(host) says ("local", "user@address:port"), without connecting.
+std::string host_description(const HostConfig& host);
 
 // Runs trials on the hosts of a real testbed.
 //

@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "harness/shell_quote.hpp"
 
 namespace wb {
 
-std::string remote_command_line(const CommandSpec& spec) {
-  std::string run;
+namespace {
+
+// `prefix` runs in the shell that execs the command, after it knows it leads its group.
+std::string command_line(const CommandSpec& spec, const std::string& prefix) {
+  std::string run = prefix;
   if (spec.cwd) run += "cd " + shell_quote(*spec.cwd) + " && ";
   run += "exec ";
   if (!spec.env.empty()) {
@@ -21,8 +26,31 @@ std::string remote_command_line(const CommandSpec& spec) {
   run += shell_join(spec.argv);
   // A process group $$ exists only if this shell leads it: a pid is never reused while a group
   // of that id exists, and sh -c does not leave a group it created. One kill(2), no file read.
-  return fmt::format("if kill -0 -$$ 2>/dev/null; then echo $$; {}; else exec setsid -w sh -c {}; fi", run,
-                     shell_quote("echo $$; " + run));
+  return fmt::format("if kill -0 -$$ 2>/dev/null; then {}; else exec setsid -w sh -c {}; fi", run,
+                     shell_quote(run));
+}
+
+}  // namespace
+
+std::string remote_command_line(const CommandSpec& spec) { return command_line(spec, "echo $$; "); }
+
+std::string remote_start_line(const CommandSpec& spec, std::chrono::milliseconds grace) {
+  const long steps = std::max<long>(1, static_cast<long>(grace.count()) / 50);
+  // Builtins only up to the guard's fork: `read` of /proc/$$/stat, then field 22 is the 20th
+  // word after the name's closing parenthesis. In the guard, $$ is still the leader's pid;
+  // SIGTERM is ignored only once it has begun killing, so that its own signal leaves it alive.
+  // It waits while the leader runs: a zombie has ended (with the connection gone, its parent is
+  // init, which may reap it only seconds later).
+  const std::string guard = fmt::format(
+      "(trap '' INT QUIT; while read -r wb_x; do :; done; trap '' TERM; kill -TERM -$$; wb_i=0; "
+      "while [ $wb_i -lt {} ] && kill -0 $$; do wb_s=; IFS= read -r wb_s </proc/$$/stat; "
+      "case ${{wb_s##*\") \"}} in Z*) break;; esac; sleep 0.05; wb_i=$((wb_i+1)); done; kill -KILL -$$) "
+      "<&3 >/dev/null 2>&1 & exec 3<&-; ",
+      steps);
+  return command_line(spec,
+                      "wb_s=; IFS= read -r wb_s </proc/$$/stat; wb_s=${wb_s##*\") \"}; set -- $wb_s; "
+                      "echo $$ ${20}; exec 3<&0 </dev/null; " +
+                          guard);
 }
 
 std::string waiting_shell() {

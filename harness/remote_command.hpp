@@ -17,6 +17,7 @@
 // Leadership is tested with the builtin `kill -0 -$$` (does a group with the shell's pid exist?
 // only if the shell leads it): one system call, no fork, no /proc (it replaced reading
 // /proc/$$/stat, ~0.03-0.05 ms less per command on loopback, bench/ssh/RESULTS.txt).
+#include <chrono>
 #include <string>
 
 #include "harness/executor.hpp"
@@ -24,6 +25,18 @@
 namespace wb {
 
 std::string remote_command_line(const CommandSpec& spec);
+
+// The line for a command started with Executor::start: as remote_command_line, and also
+//  - the first line is "PGID TICKS": the group id and its leader's start time (/proc/PGID/stat
+//    field 22 on the host; just "PGID " where there is no /proc);
+//  - the command's stdin is /dev/null, and a guard — a subshell in the command's group, whose
+//    stdin is the channel's — waits for that stdin to end. It ends when the channel closes:
+//    the controller died, the connection was lost, or the command exited (sshd then closes
+//    it). The guard then sends SIGTERM to the group, waits up to `grace` while the command
+//    runs, and sends SIGKILL to what is left, itself included. Stopping the command the usual
+//    way (kill -TERM -PGID) ends the guard with it. The guard's output goes to /dev/null, so it
+//    never holds the channel open.
+std::string remote_start_line(const CommandSpec& spec, std::chrono::milliseconds grace);
 
 // A shell started ahead of its command (SshExecutor's spare channel, bench/ssh/RESULTS.txt):
 // most of a command's ~3 ms over a reused session is sshd forking the session and the login

@@ -208,10 +208,11 @@ std::unique_ptr<ssh::Channel> SshExecutorImpl::take_waiting_locked(const std::st
   return channel;
 }
 
-RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec) {
+RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec, bool guarded) {
   RemoteCommand cmd;
   cmd.what = shell_join(spec.argv);
-  const std::string command_line = remote_command_line(spec);
+  const std::string command_line =
+      guarded ? remote_start_line(spec, options_.kill_grace) : remote_command_line(spec);
   bool waited = false;
   cmd.channel = exec_locked(command_line, true, &waited);
   cmd.generation = generation_;
@@ -223,11 +224,16 @@ RemoteCommand SshExecutorImpl::begin_locked(const CommandSpec& spec) {
     drain_locked(cmd);
     const auto nl = cmd.out.find('\n');
     if (nl != std::string::npos) {
+      // "PGID", or "PGID TICKS" from remote_start_line (TICKS empty where there is no /proc).
       const std::string line = cmd.out.substr(0, nl);
-      if (line.empty() || line.find_first_not_of("0123456789") != std::string::npos) {
+      const std::string id = line.substr(0, line.find(' '));
+      const std::string ticks = line.size() > id.size() ? line.substr(id.size() + 1) : std::string();
+      if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos ||
+          ticks.find_first_not_of("0123456789") != std::string::npos || id.size() > 18 || ticks.size() > 19) {
         throw Error(fmt::format("{}: {}: expected a process group id, got \"{}\"", where_, cmd.what, line));
       }
-      cmd.pgid = std::stol(line);
+      cmd.pgid = std::stol(id);
+      cmd.start_ticks = ticks.empty() ? 0 : std::stoull(ticks);
       cmd.out.erase(0, nl + 1);
       return cmd;
     }
@@ -369,7 +375,7 @@ CommandResult SshExecutorImpl::run(const CommandSpec& spec) {
   check_command_spec(spec);
   std::lock_guard lock(mutex_);
   const auto deadline = deadline_of(Clock::now(), spec.deadline);
-  RemoteCommand cmd = begin_locked(spec);
+  RemoteCommand cmd = begin_locked(spec, false);
   CommandResult r = finish_locked(cmd, deadline);
   release_locked(cmd);
   open_ahead_locked();
@@ -380,7 +386,7 @@ std::unique_ptr<Process> SshExecutorImpl::start(const CommandSpec& spec) {
   check_command_spec(spec);
   std::lock_guard lock(mutex_);
   const auto deadline = deadline_of(Clock::now(), spec.deadline);
-  auto process = std::make_unique<SshProcess>(*this, begin_locked(spec), deadline);
+  auto process = std::make_unique<SshProcess>(*this, begin_locked(spec, true), deadline);
   open_ahead_locked();
   return process;
 }
@@ -421,6 +427,8 @@ void SshExecutorImpl::upload(const std::string& local_path, const std::string& r
 }
 
 }  // namespace ssh_detail
+
+std::string describe_ssh_host(const SshOptions& options) { return ssh::describe(options); }
 
 std::unique_ptr<SshExecutor> make_ssh_executor(const SshOptions& options) {
   if (options.host.empty()) throw InputError("ssh executor: no host given");

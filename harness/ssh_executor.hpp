@@ -10,7 +10,9 @@
 //
 // Commands: argv is quoted word by word (shell_quote.hpp) into the remote login shell, which
 // must be POSIX-like, as the command line of remote_command.hpp: the command runs as its own
-// process group (its own session) and reports the group id as its first line of output. At a
+// process group (its own session) and reports the group id as its first line of output. A
+// started command also has a guard in its group that ends the group when its channel closes
+// (remote_start_line): so it dies with the controller and with a lost connection. At a
 // deadline, or on Process::stop, a second channel runs `kill -TERM -PGID`, then `kill -KILL
 // -PGID` after the grace period. (sshd ignores SSH "signal" requests from root sessions, and
 // closing a channel without a pty leaves the remote process running, so neither is used.)
@@ -64,5 +66,9 @@ class SshExecutor : public Executor {
 // Connects, verifies the host key and authenticates before returning; throws Error (with the
 // fix for host-key problems) if any of that fails.
 std::unique_ptr<SshExecutor> make_ssh_executor(const SshOptions& options);
+
+// What describe() of an executor made with these options says ("root@127.0.0.1:2222"), without
+// connecting.
+std::string describe_ssh_host(const SshOptions& options);
 
 }  // namespace wb

@@ -41,6 +41,7 @@ struct RemoteCommand {
   std::uint64_t generation = 0;  // the connection the channel belongs to
   std::string what;              // the quoted argv, for messages
   long pgid = -1;
+  std::uint64_t start_ticks = 0;  // of the group's leader, when the command line reports it
   std::string out, err;
   bool eof = false;
 };
@@ -77,7 +78,8 @@ class SshExecutorImpl final : public SshExecutor {
   void kill_lost_groups_locked() noexcept;
 
   // Commands.
-  RemoteCommand begin_locked(const CommandSpec& spec);
+  // `guarded`: a started command (remote_start_line), else one that runs to completion.
+  RemoteCommand begin_locked(const CommandSpec& spec, bool guarded);
   // A channel running command_line: through the spare's waiting shell when `use_waiting` and
   // one is ready (then *waited is set), else by exec on the spare or on a new channel.
   std::unique_ptr<ssh::Channel> exec_locked(const std::string& command_line, bool use_waiting = true,
@@ -137,6 +139,7 @@ class SshProcess final : public Process {
   CommandResult stop(milliseconds grace) override;
 
   std::string describe() const override;
+  ProcessGroup group() const override { return {cmd_.pgid, cmd_.start_ticks}; }
 
   void drain() { ex_.drain_locked(cmd_); }
   // The connection this process ran on was dropped (the caller holds the mutex). Its group

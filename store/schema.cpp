@@ -194,6 +194,23 @@ CREATE TABLE leases (
 );
 CREATE INDEX leases_by_owner ON leases(owner_host, owner_pid);
 )sql",
+    // 7 -> 8: every process group a controller started on a testbed, until it is stopped: the next
+    // run on the testbed kills what a dead controller left (DESIGN.md "Security and failure").
+    R"sql(
+CREATE TABLE processes (
+  id                INTEGER PRIMARY KEY,
+  testbed           TEXT NOT NULL,
+  host              TEXT NOT NULL,      -- where it runs: "local" (the owner's machine) or user@host:port
+  pgid              INTEGER NOT NULL,
+  start_ticks       INTEGER NOT NULL,   -- its leader's start time there: /proc/PGID/stat field 22
+  command           TEXT NOT NULL,
+  owner_host        TEXT NOT NULL,      -- the controller that started it (process_identity.hpp)
+  owner_pid         INTEGER NOT NULL,
+  owner_start_ticks INTEGER NOT NULL,
+  started_at        INTEGER NOT NULL    -- unix seconds
+);
+CREATE INDEX processes_by_testbed ON processes(testbed);
+)sql",
 };
 
 int user_version(Database& db) {

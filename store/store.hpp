@@ -254,6 +254,25 @@ class Store {
   // "interrupted" (and drops the dead lease). Returns their ids.
   std::vector<std::int64_t> mark_interrupted(const HolderDead& dead);
 
+  // Process groups a controller started on a testbed and has not stopped yet (DESIGN.md
+  // "Security and failure"): written when one starts, deleted when it is stopped, so rows left
+  // behind name what a dead controller may have left running. Unsigned start times are stored
+  // as their 64-bit pattern.
+  struct ProcessRow {
+    std::int64_t id = 0;  // set by the store
+    std::string testbed;
+    std::string host;  // "local" (the owner's machine) or user@host:port
+    std::int64_t pgid = 0;
+    std::uint64_t start_ticks = 0;  // the group leader's, on its host
+    std::string command;
+    OwnerId owner;                // the controller that started it
+    std::int64_t started_at = 0;  // unix seconds; set by the store when 0
+  };
+  std::int64_t add_process(const ProcessRow& row);
+  void remove_process(std::int64_t id);
+  // The rows of `testbed`, oldest first.
+  std::vector<ProcessRow> processes(const std::string& testbed);
+
   Database& db() { return db_; }
 
  private:

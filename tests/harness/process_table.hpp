@@ -22,9 +22,15 @@ inline std::string make_marker() {
   return "wbmark-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
 }
 
+// Empty when the file cannot be read: libstdc++'s filebuf throws when read(2) fails, as it does
+// for /proc/PID/* of a process that exited after the open.
 inline std::string read_whole(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  try {
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    return {};
+  }
 }
 
 // Pids (other than zombies) whose environment or command line contains `marker`.

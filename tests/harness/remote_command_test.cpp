@@ -1,15 +1,18 @@
 // remote_command_line on a real sh, both paths: when the shell leads its own process group (as
 // under OpenSSH) and the setsid fallback when it does not; and the waiting shell that the SSH
-// executor starts ahead of a command, under dash and bash.
+// executor starts ahead of a command, under dash and bash; remote_start_line's guard.
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "harness/local_executor.hpp"
+#include "harness/process_identity.hpp"
 #include "harness/remote_command.hpp"
 #include "harness/shell_quote.hpp"
+#include "process_table.hpp"
 
 using namespace std::chrono_literals;
 
@@ -116,4 +119,38 @@ TEST_CASE("waiting shell: its input is one line whatever the command line holds"
   const std::string input = wb::waiting_shell_input("a\n'b'\n\nc");
   CHECK(input == "eval a\"$wb_nl\"''\\''b'\\'''\"$wb_nl\"''\"$wb_nl\"c\n");
   CHECK(std::count(input.begin(), input.end(), '\n') == 1);
+}
+
+TEST_CASE("remote start line: the group and its start time first, empty stdin, the group ends with stdin") {
+  for (const bool leader : {true, false}) {
+    INFO((leader ? "group leader" : "setsid fallback"));
+    const std::string marker = wb::test::make_marker();
+    const wb::CommandSpec spec{{"/bin/sh", "-c", "read -r x; echo \"stdin:$x.\"; sleep 1000 & wait"},
+                               {{"WB_TEST_MARKER", marker}},
+                               {},
+                               0ms};
+    const std::string line = wb::remote_start_line(spec, 300ms);
+    // `sleep 1 |` holds the line's stdin open for a second, as an SSH channel would; setsid makes
+    // the pipeline member a session leader without forking, as sshd does for a session's shell.
+    const std::string run = (leader ? "setsid /bin/sh -c " : "/bin/sh -c ") + wb::shell_quote(line);
+    auto local = wb::make_local_executor();
+    const auto started = std::chrono::steady_clock::now();
+    const auto r = local->run({{"/bin/sh", "-c", "sleep 1 | " + run}, {}, {}, 20s});
+    const auto took = std::chrono::steady_clock::now() - started;
+    std::istringstream out(r.out);
+    std::string first, second;
+    std::getline(out, first);
+    std::getline(out, second);
+    long pgid = 0;
+    std::uint64_t ticks = 0;
+    std::istringstream words(first);
+    REQUIRE(words >> pgid >> ticks);
+    CHECK(pgid > 1);
+    CHECK(ticks >= wb::this_process().start_ticks);  // started after this test
+    CHECK(second == "stdin:.");
+    CHECK(r.exit_status == 128 + 15);  // the command's shell died of the guard's SIGTERM
+    CHECK(took >= 1s);
+    CHECK(took < 5s);
+    CHECK(wb::test::survivors_after(marker, 2s).empty());
+  }
 }

@@ -4,18 +4,23 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "core/error.hpp"
 #include "harness/local_executor.hpp"
+#include "harness/process_identity.hpp"
 #include "harness/shell_quote.hpp"
 #include "harness/ssh_executor.hpp"
 #include "process_table.hpp"
 #include "ssh_test_options.hpp"
 #include "sshd_fixture.hpp"
+#include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
 using wb::CommandSpec;
@@ -342,7 +347,7 @@ TEST_CASE("ssh: SFTP upload, and ensure_binary uploads only when --version diffe
   CHECK(ex->connections() == 1);
 }
 
-TEST_CASE("ssh: a started process whose connection drops fails clearly — its group is killed on reconnect") {
+TEST_CASE("ssh: a started process whose connection drops fails clearly — its group ends with the channel") {
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   const std::string marker = wb::test::make_marker();
@@ -352,7 +357,10 @@ TEST_CASE("ssh: a started process whose connection drops fails clearly — its g
   REQUIRE(p->read_line(10s) == std::optional<std::string>("started"));
   sshd.kill_connections();
   CHECK_THROWS_WITH(p->read_line(10s), Catch::Contains("connection lost"));
-  REQUIRE_FALSE(wb::test::pids_with_marker(marker).empty());  // orphaned on the host
+  // The guard in the group ended it when the channel closed, before any reconnect (the
+  // SIGTERM-proof grandchild after the 300 ms kill grace).
+  CHECK(wb::test::survivors_after(marker, 5s).empty());
+  CHECK(ex->connections() == 1);
   CHECK(ex->run({{"echo", "back"}, {}, {}, 10s}).out == "back\n");
   CHECK(ex->connections() == 2);
   CHECK(wb::test::survivors_after(marker).empty());
@@ -421,4 +429,42 @@ TEST_CASE(
   for (int i = 0; i < 4; ++i) CHECK(ex->run(sh(fmt::format("echo {}", i))).out == fmt::format("{}\n", i));
   CHECK(sshd.count_log("no more sessions") >= 1);
   CHECK(ex->connections() == 1);
+}
+
+TEST_CASE("ssh: a started group dies with a SIGKILLed controller, within the kill grace") {
+  SshdFixture sshd;
+  const std::string marker = wb::test::make_marker();
+  // guard_probe (a stand-in controller) starts the tree over SSH with the marker in its
+  // environment, prints the group and waits to be killed.
+  wb::test::ChildProcess probe({std::string(WB_BINARY_DIR) + "/tests/harness/guard_probe", "ssh", sshd.host(),
+                                std::to_string(sshd.port()), sshd.user(), sshd.client_key(),
+                                sshd.known_hosts(), "start", "env", "WB_TEST_MARKER=" + marker, "/bin/sh",
+                                "-c", kProcessTree});
+  const auto line = probe.read_stdout_line(20s);
+  if (!line) {
+    probe.send_signal(SIGKILL);
+    probe.wait_exit(5s);
+    FAIL("guard_probe said nothing: " << probe.drain_stderr());
+  }
+  std::istringstream words(*line);
+  std::string started;
+  long pgid = 0;
+  unsigned long long ticks = 0;
+  REQUIRE(words >> started >> pgid >> ticks);
+  CHECK(started == "started");
+  // The remote wrapper reported the leader's real start time (the "remote" host is this one).
+  CHECK(wb::process_start_ticks(static_cast<pid_t>(pgid)) == std::optional<std::uint64_t>(ticks));
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (wb::test::pids_named("sleep", marker).size() < 3 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(10ms);
+  REQUIRE(wb::test::pids_named("sleep", marker).size() == 3);
+
+  const auto killed = std::chrono::steady_clock::now();
+  probe.send_signal(SIGKILL);
+  REQUIRE(probe.wait_exit(5s));
+  CHECK(wb::test::survivors_after(marker, 5s).empty());
+  const auto took = std::chrono::steady_clock::now() - killed;
+  CHECK(took < 3s);  // SIGTERM, then SIGKILL of the SIGTERM-proof one after the probe's 300 ms grace
+  std::printf("ssh start: gone %lld ms after the SIGKILL\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
 }

@@ -198,8 +198,12 @@ void SshdFixture::start(const std::vector<std::string>& extra_config) {
     while (!up && std::chrono::steady_clock::now() < until) {
       if (sshd->wait(20ms)) break;  // exited: the port was taken after all, or a config problem
       // sshd logs this once it listens; waiting for the log rather than probing the port
-      // keeps stray connections out of the log and the process table.
-      up = log().find("Server listening on") != std::string::npos;
+      // keeps stray connections out of the log and the process table. It writes its pid file
+      // only after that line: read too early, the listener's pid was 0, whose "descendants"
+      // are every process, and kill_connections() then killed the listener too.
+      const std::string pid_file = slurp(dir_ + "/sshd.pid");
+      up = log().find("Server listening on") != std::string::npos && !pid_file.empty() &&
+           pid_file.back() == '\n' && std::atol(pid_file.c_str()) > 1;
     }
     if (up) sshd_ = std::move(sshd);
   }
