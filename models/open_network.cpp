@@ -106,6 +106,7 @@ OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lamb
     out.name = centers[i].spec->name;
     out.pool = centers[i].spec->pool;
     out.servers = centers[i].servers;
+    out.visits = out.pool ? 1 : centers[i].spec->visits;
     out.demand_ms = centers[i].demand_ms;
     if (!out.pool && centers[i].spec->within.empty()) solve_station(centers[i], per_ms, &out);
   }
@@ -156,7 +157,8 @@ double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sa
 }
 
 std::vector<double> predicted_peaks(const QueueNetwork& net, const Sample& sample,
-                                    const std::vector<double>& r_sat_ms) {
+                                    const std::vector<double>& r_sat_ms,
+                                    const std::function<void()>& between_solves) {
   for (double r : r_sat_ms)
     if (!(r > 0)) throw Error(fmt::format("predicted peak: R_sat {} ms (need > 0)", r));
   const double r_idle = solve_open(net, sample, 0).response_ms;
@@ -173,7 +175,10 @@ std::vector<double> predicted_peaks(const QueueNetwork& net, const Sample& sampl
   if (std::isfinite(lambda_max)) inverse_r.emplace(lambda_max, 0.0);
   auto inverse_response = [&](double lambda) {
     auto [it, fresh] = inverse_r.try_emplace(lambda, 0.0);
-    if (fresh) it->second = 1 / solve_open(net, sample, lambda).response_ms;
+    if (fresh) {
+      if (between_solves) between_solves();
+      it->second = 1 / solve_open(net, sample, lambda).response_ms;
+    }
     return it->second;
   };
   std::vector<double> out;
