@@ -94,8 +94,13 @@ nlohmann::json closed_centers_json(const std::vector<ClosedCenterView>& view) {
 }
 
 std::string closed_method(const ClosedResult& c) {
-  return c.iterations > 0 ? fmt::format("Schweitzer's approximate MVA, {} iterations", c.iterations)
-                          : std::string("load-dependent MVA, pools as flow-equivalent servers");
+  if (c.iterations > 0) return fmt::format("Schweitzer's approximate MVA, {} iterations", c.iterations);
+  std::string method = "load-dependent MVA, pools as flow-equivalent servers";
+  if (c.seidmann_centers > 0) {
+    method += fmt::format(", {} multi-server center{} by Seidmann's approximation", c.seidmann_centers,
+                          c.seidmann_centers == 1 ? "" : "s");
+  }
+  return method;
 }
 
 void validate(const WhatifOptions& o) {

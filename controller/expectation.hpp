@@ -71,8 +71,9 @@ PeakExpectation expect_peak(const Config& config, const Sample& sample,
 
 // A closed workload of `clients` with think time `think_ms` [001 §III-C.2]: solve_closed() of
 // models/closed_network.hpp — pools as flow-equivalent servers, so a thread limit bounds the
-// throughput, and multi-server centers exact (Schweitzer's approximation without pools beyond
-// 2000 clients). Throughput per ms, times in ms.
+// throughput, and multi-server centers exact where that takes bounded time (beyond it, and
+// without pools beyond 2000 clients, the approximations of models/closed_network.hpp).
+// Throughput per ms, times in ms.
 ClosedResult expect_closed(const Config& config, const Sample& sample,
                            const std::vector<CalibratedDemand>& calibrations, int clients, double think_ms);
 
