@@ -221,7 +221,7 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   LatencyHistogram h;
   std::string raw = base64_decode(b.get<std::string>());
   std::size_t pos = 0;
-  std::int64_t prev = -1;
+  std::int64_t first = -1, prev = -1;
   std::uint64_t total = 0;
   while (pos < raw.size()) {
     std::uint64_t gap = get_varint(raw, pos);
@@ -230,9 +230,12 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
     if (gap >= h.counts_.size() || idx >= h.counts_.size())
       throw InputError("histogram.buckets: bucket index out of range");
     if (n == 0) throw InputError("histogram.buckets: empty bucket listed");
+    if (n > std::numeric_limits<std::uint64_t>::max() - total)
+      throw InputError("histogram.buckets: the counts add up past 2^64");
     h.counts_[idx] = n;
     total += n;
     prev = static_cast<std::int64_t>(idx);
+    if (first < 0) first = prev;
   }
   h.count_ = u64("count");
   if (total != h.count_) throw InputError("histogram.count: does not equal the sum of the buckets");
@@ -240,9 +243,25 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   h.max_ = u64("max");
   h.sum_ = num("sum");
   h.sum_sq_ = num("sum_sq");
-  if (h.count_ > 0 &&
-      (h.min_ > h.max_ || h.counts_[bucket_index(h.min_)] == 0 || h.counts_[bucket_index(h.max_)] == 0))
+  // What record() could have produced: min and max in the outermost non-empty buckets, and sums
+  // between count * min and count * max (of squares likewise), up to the doubles' rounding.
+  if (h.count_ == 0) {
+    if (h.min_ != 0 || h.max_ != 0 || h.sum_ != 0 || h.sum_sq_ != 0)
+      throw InputError("histogram: an empty histogram has min, max, sum and sum_sq 0");
+    return h;
+  }
+  if (h.min_ > h.max_ || bucket_index(h.min_) != static_cast<std::size_t>(first) ||
+      bucket_index(h.max_) != static_cast<std::size_t>(prev))
     throw InputError("histogram.min/max: inconsistent with the buckets");
+  const double n = static_cast<double>(h.count_);
+  const double lo = static_cast<double>(h.min_), hi = static_cast<double>(h.max_);
+  constexpr double kRounding = 1e-6;
+  auto within = [&](double v, double low, double high) {
+    return v >= low * (1 - kRounding) && v <= high * (1 + kRounding);
+  };
+  if (!within(h.sum_, n * lo, n * hi)) throw InputError("histogram.sum: puts the mean outside [min, max]");
+  if (!within(h.sum_sq_, n * lo * lo, n * hi * hi))
+    throw InputError("histogram.sum_sq: puts the mean square outside [min^2, max^2]");
   return h;
 }
 
