@@ -140,10 +140,16 @@ PeakConfig parse_peak(ConfigSection& p) {
 
 }  // namespace
 
-Config Config::load(const std::string& file) {
+Config Config::load(const std::string& file) { return from_toml(parse_toml_file(file), file); }
+
+Config Config::parse(const std::string& text, const std::string& file) {
+  return from_toml(parse_toml_text(text, file), file);
+}
+
+Config Config::from_toml(toml::table table, const std::string& file) {
   Config c;
   c.file_ = file;
-  c.root_ = std::make_shared<toml::table>(parse_toml_file(file));
+  c.root_ = std::make_shared<toml::table>(std::move(table));
   ConfigSection root(*c.root_, file, "");
   for (const auto& k : root.keys()) {
     if (std::find(std::begin(kTopLevel), std::end(kTopLevel), k) == std::end(kTopLevel)) {

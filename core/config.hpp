@@ -63,6 +63,8 @@ class Config {
  public:
   // Throws InputError ("FILE:LINE:KEY: ...") for any problem.
   static Config load(const std::string& file);
+  // The same from the text of a config; `file` names it in errors and places the store beside it.
+  static Config parse(const std::string& text, const std::string& file);
 
   const std::string& file() const { return file_; }
   const std::string& name() const { return name_; }
@@ -85,6 +87,8 @@ class Config {
   Sample sample(const std::string& set) const;
 
  private:
+  static Config from_toml(toml::table table, const std::string& file);
+
   std::string file_;
   std::string name_;
   std::string store_path_;

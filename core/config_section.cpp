@@ -171,13 +171,29 @@ void ConfigSection::finish() const {
   }
 }
 
+namespace {
+
+[[noreturn]] void throw_parse_error(const toml::parse_error& e, const std::string& file) {
+  const auto& b = e.source().begin;
+  if (b.line == 0) throw InputError(fmt::format("{}: {}", file, e.description()));
+  throw InputError(fmt::format("{}:{}:{}: {}", file, b.line, b.column, e.description()));
+}
+
+}  // namespace
+
 toml::table parse_toml_file(const std::string& file) {
   try {
     return toml::parse_file(file);
   } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    if (b.line == 0) throw InputError(fmt::format("{}: {}", file, e.description()));
-    throw InputError(fmt::format("{}:{}:{}: {}", file, b.line, b.column, e.description()));
+    throw_parse_error(e, file);
+  }
+}
+
+toml::table parse_toml_text(const std::string& text, const std::string& file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    throw_parse_error(e, file);
   }
 }
 

@@ -86,5 +86,7 @@ class ConfigSection {
 
 // Parses FILE; a syntax error becomes an InputError "FILE:LINE:COL: description".
 toml::table parse_toml_file(const std::string& file);
+// Parses `text` as if read from `file` (named in errors, as above).
+toml::table parse_toml_text(const std::string& text, const std::string& file);
 
 }  // namespace wb

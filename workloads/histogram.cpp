@@ -252,7 +252,7 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   LatencyHistogram h;
   std::string raw = base64_decode(b.get<std::string>());
   std::size_t pos = 0;
-  std::int64_t prev = -1;
+  std::int64_t first = -1, prev = -1;
   std::uint64_t total = 0;
   while (pos < raw.size()) {
     std::uint64_t gap = get_varint(raw, pos);
@@ -266,6 +266,7 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
     h.counts_[idx] = n;
     total += n;
     prev = static_cast<std::int64_t>(idx);
+    if (first < 0) first = prev;
   }
   h.count_ = u64("count");
   if (total != h.count_) throw InputError("histogram.count: does not equal the sum of the buckets");
@@ -273,8 +274,15 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   h.max_ = u64("max");
   h.sum_ = num("sum");
   h.sum_sq_ = num("sum_sq");
-  if (h.count_ > 0 &&
-      (h.min_ > h.max_ || h.counts_[bucket_index(h.min_)] == 0 || h.counts_[bucket_index(h.max_)] == 0))
+  // What record() could have produced: min and max in the outermost non-empty buckets, and sums
+  // between count * min and count * max (of squares likewise), up to the doubles' rounding.
+  if (h.count_ == 0) {
+    if (h.min_ != 0 || h.max_ != 0 || h.sum_ != 0 || h.sum_sq_ != 0)
+      throw InputError("histogram: an empty histogram has min, max, sum and sum_sq 0");
+    return h;
+  }
+  if (h.min_ > h.max_ || bucket_index(h.min_) != static_cast<std::size_t>(first) ||
+      bucket_index(h.max_) != static_cast<std::size_t>(prev))
     throw InputError("histogram.min/max: inconsistent with the buckets");
   check_sums(h.count_, h.min_, h.max_, h.sum_, h.sum_sq_);
   return h;
