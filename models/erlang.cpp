@@ -55,7 +55,7 @@ double erlang_b(int servers, double offered) {
   // rounding below 1e-14.
   long double term = 1, sum = 1;
   const auto a = static_cast<long double>(offered);
-  for (int j = 1; j <= servers && term > sum * 0x1p-64L; ++j) {
+  for (long long j = 1; j <= servers && term > sum * 0x1p-64L; ++j) {
     term *= static_cast<long double>(servers - j + 1) / a;
     sum += term;
   }
