@@ -9,8 +9,10 @@
 
 #include "controller/cli.hpp"
 #include "controller/interrupt.hpp"
+#include "controller/leases.hpp"
 #include "controller/probe_runner.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "store/store.hpp"
 
@@ -42,8 +44,10 @@ int run_agent(const CommonOptions& common, const AgentOptions& o) {
   PreparedPeak prepared = prepare_peak(config, request);
   validate_testbed(config);
   store::Store store(common.store_or(config.store_path()));
+  Leases leases(store.path(), config.lease_timeout_s());
+  leases.sweep(store, std::cerr);
   ZCartAttributes attributes(config);
-  ProbeRunner runner{config, probing, request, prepared, probe_lock_owner(), std::cerr, &attributes};
+  ProbeRunner runner{config, probing, request, prepared, leases, std::cerr, &attributes};
 
   int ran = 0;
   for (;;) {
@@ -64,18 +68,19 @@ int run_agent(const CommonOptions& common, const AgentOptions& o) {
 }  // namespace
 
 Command agent_command() {
-  return Command{"agent",
-                 "Run the probes scheduled after mismatches as they fall due: each one a peak search, stored "
-                 "and fed into the Z-CART model; a mismatch closes once the refined model predicts it. "
-                 "Several agents may share a store: each probe runs once.",
-                 [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
-                   auto o = std::make_shared<AgentOptions>();
-                   add_common_options(app, common);
-                   app.add_flag("--once", o->once, "run what is due now and exit (for cron)");
-                   app.add_option("--max", o->max, "stop after N probes");
-                   app.add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
-                   return [&common, o] { return run_agent(common, *o); };
-                 }};
+  return Command{
+      "agent",
+      "Run the probes scheduled after mismatches as they fall due: each one a peak search, stored "
+      "and fed into the Z-CART model; a mismatch closes once the refined model predicts it. "
+      "Several agents may share a store: each probe runs once.",
+      [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+        auto o = std::make_shared<AgentOptions>();
+        add_common_options(app, common);
+        app.add_flag("--once", o->once, "run what is due now and exit (for cron)");
+        app.add_option("--max", o->max, "stop after N probes")->transform(cli::whole_number(1, 1000000000));
+        app.add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
+        return [&common, o] { return run_agent(common, *o); };
+      }};
 }
 
 }  // namespace wb

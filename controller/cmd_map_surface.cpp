@@ -10,12 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
+#include "controller/leases.hpp"
 #include "controller/peak_search.hpp"
 #include "controller/surface_plan.hpp"
 #include "controller/surface_report.hpp"
 #include "controller/surface_runner.hpp"
 #include "controller/surface_slots.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "store/store.hpp"
 
@@ -111,9 +113,13 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
   const std::string store_path = common.store_or(config.store_path());
   std::int64_t surface_id = 0;
   ExpectedPeak expected;
+  store::Store store(store_path);
+  Leases leases(store_path, config.lease_timeout_s());
+  leases.sweep(store, std::cerr);
   {
-    store::Store store(store_path);
     if (o.seeding) expected = expected_peak_for_seeding(config, store);
+    // Found or created in one transaction: two controllers started at once share one surface.
+    store::Transaction tx(store.db());
     if (auto found = store.find_running_surface(config.name(), params.dump())) {
       surface_id = found->id;
       std::cerr << fmt::format("continuing surface {} ({} samples)\n", surface_id, found->points.size());
@@ -122,10 +128,12 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
       std::cerr << fmt::format("surface {}: {} samples of {}\n", surface_id, tour.size(),
                                plan.candidates.rows());
     }
+    tx.commit();
   }
 
   SurfaceRunOptions ro;
   ro.store_path = store_path;
+  ro.leases = &leases;
   ro.parallel = o.parallel;
   ro.seeding = o.seeding;
   ro.budget_s = o.budget_h * 3600;
@@ -160,10 +168,7 @@ int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {
   report.seeding = o.seeding;
   report.parallel = o.parallel;
   fit_report_surface(report);
-  {
-    store::Store store(store_path);
-    store.finish_surface(surface_id, report.status);
-  }
+  store.finish_surface(surface_id, report.status);
   report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (common.json)
     std::cout << surface_json(report).dump(2) << "\n";
@@ -194,7 +199,8 @@ Command map_surface_command() {
             ->required();
         app.add_option("--design,-d", o->design,
                        "full (every level combination) or dopt (D-optimal subset; default)");
-        app.add_option("--points,-n", o->points, "dopt: number of samples (default: model terms + 2)");
+        app.add_option("--points,-n", o->points, "dopt: number of samples (default: model terms + 2)")
+            ->transform(cli::whole_number(1, 100000));
         app.add_option("--set,-s", o->set,
                        "levels of the other factors, e.g. mix=read (others: their default)");
         app.add_option("--policy,-p", o->policy, "load picker of each search (default: [peak] policy)");
@@ -204,10 +210,13 @@ Command map_surface_command() {
             "--seeding", o->seeding,
             "start each search at the λ* of the nearest measured sample (with a [model]: scaled by the "
             "model's λ* ratio of the two samples); model-safe also aims with the slope of their curves");
-        app.add_option("--parallel,-j", o->parallel, "testbed slots running searches at once (default 1)");
-        app.add_option("--budget", o->budget_h, "stop starting searches once the total cost reaches HOURS");
+        app.add_option("--parallel,-j", o->parallel, "testbed slots running searches at once (default 1)")
+            ->transform(cli::whole_number(1, 1000));
+        app.add_option("--budget", o->budget_h, "stop starting searches once the total cost reaches HOURS")
+            ->check(cli::finite_number(0, 1e6));
         app.add_option("--seed", o->seed,
                        "random seed of the design and the simulated testbed (default: [sim] seed)")
+            ->transform(cli::seed_number())
             ->each([o](const std::string&) { o->seed_given = true; });
         app.add_option("--model,-m", o->model,
                        "terms of the surface: linear, interactions, quadratic (default) or cubic; the "

@@ -16,7 +16,9 @@
 #include "controller/peak_report.hpp"
 #include "controller/refserver_stats.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
+#include "core/trial_limits.hpp"
 #include "harness/real_trial_runner.hpp"
 #include "store/store.hpp"
 
@@ -241,11 +243,13 @@ Command model_command() {
             "service demand law D = U/X instead.");
         add_common_options(*cal, common);
         cal->add_option("--set,-s", o->set, "factor levels of the sample (others: their default)");
-        cal->add_option("--rate,-r", o->rate, "offered rate, requests/s (default: 25% of the model's λ_max)");
+        cal->add_option("--rate,-r", o->rate, "offered rate, requests/s (default: 25% of the model's λ_max)")
+            ->check(cli::finite_number(0, kMaxRate, true));
         cal->add_option(
-            "--runlength", o->runlength_s,
-            "trial length, s (default: long enough for ~2000 requests, at most 60 s, at least [peak] "
-            "runlength_s)");
+               "--runlength", o->runlength_s,
+               "trial length, s (default: long enough for ~2000 requests, at most 60 s, at least [peak] "
+               "runlength_s)")
+            ->check(cli::finite_number(0, kMaxSeconds, true));
         cal->add_option("--method", o->method,
                         "stages (default): refserver's per-stage mean times, as above. utilization: the "
                         "service demand law D = U/X where refserver observes a utilization, its disks: U = "

@@ -5,10 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
+#include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
 #include "controller/peak_search.hpp"
 #include "controller/probe_check.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "models/probe_plan.hpp"
 #include "policies/search.hpp"
@@ -33,16 +35,22 @@ int run_peak(const CommonOptions& common, const PeakOptions& o) {
   // Everything the user gave is validated before the store is opened: bad input changes nothing.
   Config config = Config::load(common.config);
   Sample sample = config.sample(o.set);
-  PeakRequest request{o.target, o.policy, o.runlength, std::nullopt, o.seeding, o.verbose};
+  PeakRequest request{o.target, o.policy, o.runlength, std::nullopt, o.seeding, o.verbose, {}};
   if (o.seed_given) request.seed = o.seed;
   PreparedPeak prepared = prepare_peak(config, request);
   validate_testbed(config);
   ProbeConfig probing = probe_config(config);
 
-  store::Store store(common.store_or(config.store_path()));
-  PeakRun run = run_peak_search(config, store, sample, request, prepared, std::cerr);
-  // The expectation stored with the search (`workbench report`), and a mismatch check against it.
-  check_search(store, config, probing, sample, run.search_id, run.result, std::nullopt, std::cerr);
+  const std::string store_path = common.store_or(config.store_path());
+  store::Store store(store_path);
+  Leases leases(store_path, config.lease_timeout_s());
+  leases.sweep(store, std::cerr);
+  // The expectation stored with the search (`workbench report`), and a mismatch check against it,
+  // in the transaction that stores the result.
+  PeakRun run =
+      run_peak_search(config, store, leases, sample, request, prepared, std::cerr, [&](const PeakRun& r) {
+        check_search(store, config, probing, sample, r.search_id, r.result, std::nullopt, std::cerr);
+      });
 
   PeakReport report{run.search_id,   &config,       sample,     prepared.target,
                     prepared.policy, prepared.seed, &run.result};
@@ -60,7 +68,10 @@ Command peak_command() {
       "peak",
       "Find the peak rate λ*: the highest offered load before the mean response time leaves the peak-rate "
       "region [R_sat(1-s), R_sat(1+s)], with the target confidence and accuracy (Algorithm 2 of the "
-      "workbench paper). Exit 0 when found, 1 when not (status not-found, budget or failed).",
+      "workbench paper). Exit 0 when found, 1 when not (status not-found, budget or failed), 130 when "
+      "interrupted.\n\nEvery trial is stored as it ends. Running the same command again after an "
+      "interrupted run (Ctrl-C, a lost terminal, a crash, kill -9) continues that search from its stored "
+      "trials; while another controller runs the same search, this one waits for it and then reports it.",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<PeakOptions>();
         add_common_options(app, common);
@@ -81,6 +92,7 @@ Command peak_command() {
                        "fixed ([peak] runlength_s) or adaptive (r per load from the variance seen so far) "
                        "(default: [peak] runlength)");
         app.add_option("--seed", o->seed, "random seed of the simulated testbed (default: [sim] seed)")
+            ->transform(cli::seed_number())
             ->each([o](const std::string&) { o->seed_given = true; });
         app.add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
         return [&common, o] { return run_peak(common, *o); };

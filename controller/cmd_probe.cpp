@@ -1,16 +1,21 @@
 // `workbench probe list|run|cancel`: the probes scheduled after mismatches [issue 8.3].
 #include <fmt/format.h>
 
+#include <chrono>
 #include <ctime>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "controller/cli.hpp"
+#include "controller/interrupt.hpp"
+#include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
 #include "controller/probe_check.hpp"
 #include "controller/probe_runner.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "store/store.hpp"
 
@@ -99,15 +104,18 @@ int run_run(const CommonOptions& common, const ProbeOptions& o) {
     if (!p || p->testbed != config.name())
       throw InputError(fmt::format("no probe {} of testbed {} in store {}", id, config.name(), store.path()));
   }
+  Leases leases(store.path(), config.lease_timeout_s());
+  leases.sweep(store, std::cerr);
   ZCartAttributes attributes(config);
-  ProbeRunner runner{config, probing, request, prepared, probe_lock_owner(), std::cerr, &attributes};
+  ProbeRunner runner{config, probing, request, prepared, leases, std::cerr, &attributes};
   int ran = 0;
   bool refused = false;
   if (o.due) {
     ran = run_due_probes(store, runner, -1);
   } else {
     for (std::int64_t id : o.ids) {
-      std::optional<store::Store::ProbeRow> p = store.claim_probe(id, runner.owner, unix_now());
+      reclaim_dead_probes(store, leases, config.name());
+      std::optional<store::Store::ProbeRow> p = claim_probe(store, leases, config.name(), id);
       if (!p) {
         std::cerr << fmt::format("probe {}: {}, not run\n", id, store.probe(id)->status);
         refused = true;
@@ -125,6 +133,46 @@ int run_run(const CommonOptions& common, const ProbeOptions& o) {
   return to_int(refused ? ExitStatus::kNegative : ExitStatus::kOk);
 }
 
+// How long `probe cancel` waits for a running probe's agent to stop it.
+constexpr double kCancelWaitS = 30;
+
+// Cancels probe `id`; a running one through its agent, which stops its search and marks it
+// cancelled. Returns "" when cancelled, else why not.
+std::string cancel_probe(store::Store& store, const Leases& leases, std::int64_t id) {
+  std::optional<store::Store::LeaseRow> holder;
+  {
+    store::Transaction tx(store.db());
+    const std::string status = store.probe(id)->status;
+    if (status != "planned" && status != "running") return fmt::format("it is {}", status);
+    holder = store.lease(probe_lease(id));
+    if (status == "planned" || !holder || leases.dead(*holder)) {  // nobody runs it
+      store.cancel_probe(id);
+      if (holder) store.release_lease(holder->resource, holder->owner);
+      tx.commit();
+      return "";
+    }
+    store.request_cancel(probe_lease(id));
+    tx.commit();
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(kCancelWaitS);
+  while (std::chrono::steady_clock::now() < until) {
+    const std::string status = store.probe(id)->status;
+    if (status == "cancelled") return "";
+    if (status != "running") return fmt::format("it ended ({}) before its agent saw the request", status);
+    std::optional<store::Store::LeaseRow> l = store.lease(probe_lease(id));
+    if (!l || leases.dead(*l)) {  // the agent died meanwhile
+      store.cancel_probe(id);
+      return "";
+    }
+    check_interrupt();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return fmt::format(
+      "its agent {} was asked to stop it and has not within {:.0f} s; it stops at its next "
+      "trial (see `workbench probe list`)",
+      holder->owner.describe(), kCancelWaitS);
+}
+
 int run_cancel(const CommonOptions& common, const ProbeOptions& o) {
   if (o.ids.empty()) throw InputError("probe cancel: give the ids of the probes to cancel");
   Config config = Config::load(common.config);
@@ -137,14 +185,15 @@ int run_cancel(const CommonOptions& common, const ProbeOptions& o) {
   }
   nlohmann::json cancelled = nlohmann::json::array();
   nlohmann::json refused = nlohmann::json::array();
+  Leases leases(store.path(), config.lease_timeout_s());
   for (std::int64_t id : o.ids) {
-    if (store.cancel_probe(id)) {
+    std::string why = cancel_probe(store, leases, id);
+    if (why.empty()) {
       cancelled.push_back(id);
       if (!common.json) std::cout << fmt::format("probe {} cancelled\n", id);
     } else {
-      refused.push_back({{"probe_id", id}, {"status", store.probe(id)->status}});
-      if (!common.json)
-        std::cout << fmt::format("probe {} is {}: nothing to cancel\n", id, store.probe(id)->status);
+      refused.push_back({{"probe_id", id}, {"status", store.probe(id)->status}, {"reason", why}});
+      if (!common.json) std::cout << fmt::format("probe {} not cancelled: {}\n", id, why);
     }
   }
   if (common.json)
@@ -170,12 +219,17 @@ Command probe_command() {
         CLI::App* run = app.add_subcommand("run", "run probes now: the due ones (--due) or the given ids");
         add_common_options(*run, common);
         run->add_flag("--due", o->due, "every probe whose not-before time has passed");
-        run->add_option("ids", o->ids, "probe ids");
+        run->add_option("ids", o->ids, "probe ids")->transform(cli::whole_number(1, INT64_MAX));
         run->add_flag("--verbose,-v", o->verbose, "log every stored trial to stderr");
         run->callback([&common, o, action] { *action = [&common, o] { return run_run(common, *o); }; });
-        CLI::App* cancel = app.add_subcommand("cancel", "cancel probes that have not run");
+        CLI::App* cancel = app.add_subcommand(
+            "cancel",
+            "cancel probes that have not finished; a running one is stopped by the agent that runs it (this "
+            "waits up to 30 s for it), or at once when that agent is dead");
         add_common_options(*cancel, common);
-        cancel->add_option("ids", o->ids, "probe ids")->required();
+        cancel->add_option("ids", o->ids, "probe ids")
+            ->required()
+            ->transform(cli::whole_number(1, INT64_MAX));
         cancel->callback([&common, o, action] { *action = [&common, o] { return run_cancel(common, *o); }; });
         return [action] { return (*action)(); };
       }};

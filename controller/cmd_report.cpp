@@ -8,6 +8,7 @@
 
 #include "controller/cli.hpp"
 #include "controller/expectation_record.hpp"
+#include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
 #include "controller/probe_check.hpp"
 #include "core/error.hpp"
@@ -26,6 +27,11 @@ std::string opt_text(const std::optional<double>& v, const char* spec = "{:.1f}"
 int run_report(const CommonOptions& common) {
   Config config = Config::load(common.config);
   store::Store store(common.store_or(config.store_path()));
+  {
+    // A search whose controller died shows as interrupted, not running.
+    Leases leases(store.path(), config.lease_timeout_s());
+    leases.sweep(store, std::cerr);
+  }
   std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
   Fidelity fidelity = expectation_fidelity(rows);
   // Every mismatch: of λ* (searches) and of the mean response time (fixed-rate runs).

@@ -8,12 +8,15 @@
 
 #include "controller/cli.hpp"
 #include "controller/interrupt.hpp"
+#include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
 #include "controller/probe_check.hpp"
 #include "controller/testbed.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "core/search_result.hpp"
 #include "core/stats.hpp"
+#include "core/trial_limits.hpp"
 #include "models/probe_plan.hpp"
 #include "policies/search.hpp"
 #include "store/store.hpp"
@@ -84,7 +87,10 @@ int run_trial(const CommonOptions& common, const TrialOptions& o) {
   const Target target = config.peak().target;
   const std::uint64_t seed = o.seed_given ? o.seed : default_seed(config);
 
-  store::Store store(common.store_or(config.store_path()));
+  const std::string store_path = common.store_or(config.store_path());
+  store::Store store(store_path);
+  Leases leases(store_path, config.lease_timeout_s());
+  leases.sweep(store, std::cerr);
   std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, seed, o.verbose, store.path());
   store::SearchRecord rec;
   rec.testbed = config.name();
@@ -95,7 +101,7 @@ int run_trial(const CommonOptions& common, const TrialOptions& o) {
   rec.seed = static_cast<std::int64_t>(seed);
   rec.options_json =
       nlohmann::json{{"rate", o.rate}, {"runlength_s", runlength}, {"trials", o.trials}}.dump();
-  const std::int64_t run_id = store.begin_search(rec);
+  const std::int64_t run_id = store.begin_owned_search(rec, leases.owner(), lease_clock());
 
   std::vector<TrialResult> trials;
   InterruptibleRunner runner(*testbed);
@@ -227,11 +233,15 @@ Command trial_command() {
         app.add_option("--set,-s", o->set,
                        "factor levels of the sample, e.g. disks=2,threads=16 (others: their default)");
         app.add_option("--rate,-r", o->rate, "offered rate λ of every trial, requests/s (open loop)")
-            ->required();
+            ->required()
+            ->check(cli::finite_number(0, kMaxRate, true));
         app.add_option("--runlength", o->runlength_s,
-                       "seconds of measurement per trial, warm-up excluded (default: [peak] runlength_s)");
-        app.add_option("--trials,-n", o->trials, "trials to run, at least 2 for a CI (default 3)");
+                       "seconds of measurement per trial, warm-up excluded (default: [peak] runlength_s)")
+            ->check(cli::finite_number(0, kMaxSeconds, true));
+        app.add_option("--trials,-n", o->trials, "trials to run, at least 2 for a CI (default 3)")
+            ->transform(cli::whole_number(2, kMaxTrials));
         app.add_option("--seed", o->seed, "random seed of the simulated testbed (default: [sim] seed)")
+            ->transform(cli::seed_number())
             ->each([o](const std::string&) { o->seed_given = true; });
         app.add_flag("--verbose,-v", o->verbose, "log every stored trial (and SUT starts) to stderr");
         return [&common, o] { return run_trial(common, *o); };

@@ -11,8 +11,11 @@
 #include "controller/expectation_record.hpp"
 #include "controller/expectation_surface.hpp"
 #include "controller/expectation_zcart.hpp"
+#include "controller/interrupt.hpp"
 #include "controller/peak_report.hpp"
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
+#include "core/trial_limits.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -44,6 +47,64 @@ struct Answer {
 nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 std::optional<double> finite(double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; }
 
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+// A closed workload's solution per center, with what the open solution knows of each center
+// (servers, visits, demand): the two list the network's centers in the same declaration order.
+struct ClosedCenterView {
+  const CenterResult* layout = nullptr;
+  const ClosedCenterResult* result = nullptr;
+};
+
+std::vector<ClosedCenterView> closed_view(const OpenResult& layout, const ClosedResult& closed) {
+  if (layout.centers.size() != closed.centers.size())
+    throw Error("whatif: the open and closed solutions list different centers");
+  std::vector<ClosedCenterView> out;
+  for (std::size_t i = 0; i < closed.centers.size(); ++i)
+    out.push_back({&layout.centers[i], &closed.centers[i]});
+  return out;
+}
+
+// The closed bottleneck: the center with the highest utilization (a pool: its share of tokens
+// held), as for the open solution.
+std::string closed_bottleneck(const ClosedResult& closed) {
+  std::string name;
+  double worst = -1;
+  for (const auto& c : closed.centers) {
+    if (c.utilization > worst) {
+      worst = c.utilization;
+      name = c.name;
+    }
+  }
+  return name;
+}
+
+nlohmann::json closed_centers_json(const std::vector<ClosedCenterView>& view) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& v : view) {
+    out.push_back({{"name", v.layout->name},
+                   {"pool", v.layout->pool},
+                   {"servers", v.layout->servers},
+                   {"visits", v.layout->visits},
+                   {"demand_ms", v.layout->demand_ms},
+                   {"utilization", v.result->utilization},
+                   {"queue_length", v.result->queue_length},
+                   {"response_ms", number_or_null(v.result->residence)},
+                   {"response_per_visit_ms", number_or_null(v.result->residence / v.layout->visits)}});
+  }
+  return out;
+}
+
+std::string closed_method(const ClosedResult& c) {
+  if (c.iterations > 0) return fmt::format("Schweitzer's approximate MVA, {} iterations", c.iterations);
+  std::string method = "load-dependent MVA, pools as flow-equivalent servers";
+  if (c.seidmann_centers > 0) {
+    method += fmt::format(", {} multi-server center{} by Seidmann's approximation", c.seidmann_centers,
+                          c.seidmann_centers == 1 ? "" : "s");
+  }
+  return method;
+}
+
 void validate(const WhatifOptions& o) {
   if (o.metric != "peak" && o.metric != "throughput" && o.metric != "response") {
     throw InputError("--metric must be peak, throughput or response");
@@ -71,7 +132,16 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   }
   store::Store store(common.store_or(config.store_path()));
   std::vector<CalibratedDemand> calibrations = load_calibrations(store, config);
-  PeakExpectation peak = expect_peak(config, sample, calibrations, o.rate);
+  // The signal handlers only set a flag (controller/interrupt.hpp): look at it between the steps
+  // of the computation, and between the network solves of the λ* search.
+  check_interrupt();
+  PeakExpectation peak = expect_peak(config, sample, calibrations, o.rate, check_interrupt);
+  check_interrupt();
+  std::optional<ClosedResult> closed;
+  if (o.clients) {
+    closed = expect_closed(config, sample, calibrations, *o.clients, o.think_ms);
+    check_interrupt();
+  }
   std::vector<MeasuredVsExpected> measured = measured_vs_expected(store, config.name());
   Fidelity fidelity = expectation_fidelity(measured);
 
@@ -88,19 +158,16 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
       a.low = *a.value * *fidelity.low_ratio;
       a.high = *a.value * *fidelity.high_ratio;
     }
-  } else if (o.clients) {
-    ClosedResult c = expect_closed(config, sample, calibrations, *o.clients, o.think_ms);
+  } else if (closed) {
     if (o.metric == "throughput") {
       a.unit = "requests/s";
-      a.value = c.throughput * 1000.0;  // demands in ms
+      a.value = closed->throughput * 1000.0;  // demands in ms
     } else {
       a.unit = "ms";
-      a.value = c.response;
+      a.value = closed->response;
     }
     a.note = fmt::format("closed workload: {} clients, think {:g} ms ({})", *o.clients, o.think_ms,
-                         c.iterations > 0
-                             ? fmt::format("Schweitzer's approximate MVA, {} iterations", c.iterations)
-                             : "load-dependent MVA, pools as flow-equivalent servers");
+                         closed_method(*closed));
   } else if (o.metric == "throughput") {
     a.unit = "requests/s";
     a.value = o.rate ? (peak.at.stable ? *o.rate : peak.saturation_rate) : peak.saturation_rate;
@@ -119,8 +186,10 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   if (o.metric == "peak" && a.value && *a.value > 0) {
     // The tree the probe agent refined and stored; else one fitted now from the stored searches.
     std::optional<ZCart> tree = current_zcart(store, config, probing, measured);
+    check_interrupt();
     ZCartAnswer z = tree ? zcart_predict(*tree, config, sample, *a.value)
                          : zcart_answer(config, measured, sample, *a.value);
+    check_interrupt();
     Answer b;
     b.source = "zcart";
     b.metric = "peak";
@@ -153,6 +222,7 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
                       s->surface_id, s->n);
       answers.push_back(b);
     }
+    check_interrupt();
   }
 
   if (common.json) {
@@ -174,13 +244,24 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
     }
     nlohmann::json j{{"sample", sample_json(config, sample)},
                      {"answers", answers_json},
-                     {"bottleneck", peak.at.bottleneck},
                      {"peak_rate", opt_json(finite(peak.peak_rate))},
                      {"region_low", opt_json(finite(peak.region_low))},
                      {"region_high", opt_json(finite(peak.region_high))},
-                     {"saturation_rate", opt_json(finite(peak.saturation_rate))},
-                     {"at_rate", peak.at.lambda},
-                     {"centers", centers_json(peak.at)}};
+                     {"saturation_rate", opt_json(finite(peak.saturation_rate))}};
+    if (closed) {
+      // The centers as the closed workload loads them: N clients and think time Z, not λ*.
+      j["closed"] = {{"clients", *o.clients},
+                     {"think_ms", o.think_ms},
+                     {"throughput", closed->throughput * 1000.0},
+                     {"response_ms", closed->response},
+                     {"method", closed_method(*closed)}};
+      j["bottleneck"] = closed_bottleneck(*closed);
+      j["centers"] = closed_centers_json(closed_view(peak.at, *closed));
+    } else {
+      j["bottleneck"] = peak.at.bottleneck;
+      j["at_rate"] = peak.at.lambda;
+      j["centers"] = centers_json(peak.at);
+    }
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -204,7 +285,23 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
     for (const auto& n : peak.calibrated) names += (names.empty() ? "" : ", ") + n;
     fmt::print("  {:<11} calibrated demands: {}\n", "", names);
   }
-  if (o.explain) {
+  if (o.explain && closed) {
+    fmt::print(
+        "\nwith {} clients and think time {:g} ms: X = {:.6g} requests/s, R = N/X − Z = {:.3f} ms; "
+        "the bottleneck is {}\n",
+        *o.clients, o.think_ms, closed->throughput * 1000.0, closed->response, closed_bottleneck(*closed));
+    fmt::print("  {:<10} {:>8} {:>8} {:>10} {:>12} {:>10} {:>12} {:>12}\n", "center", "servers", "visits",
+               "demand_ms", "utilization", "queue", "response_ms", "per_visit_ms");
+    for (const auto& v : closed_view(peak.at, *closed)) {
+      fmt::print("  {:<10} {:>8} {:>8.3f} {:>10.3f} {:>12.3f} {:>10.3f} {:>12.3f} {:>12.3f}\n",
+                 v.layout->name + (v.layout->pool ? "*" : ""), v.layout->servers, v.layout->visits,
+                 v.layout->demand_ms, v.result->utilization, v.result->queue_length, v.result->residence,
+                 v.result->residence / v.layout->visits);
+    }
+    fmt::print(
+        "  (queue: mean requests there; response_ms: per request, all its visits; * a pool: servers are "
+        "its tokens, queue and response its wait for a token)\n");
+  } else if (o.explain) {
     fmt::print("\nat λ = {:.1f}/s the bottleneck is {} (λ_max = {:.1f}/s)\n", peak.at.lambda,
                peak.at.bottleneck, peak.saturation_rate);
     fmt::print("  {:<10} {:>8} {:>10} {:>12} {:>12}\n", "center", "servers", "demand_ms", "utilization",
@@ -244,12 +341,17 @@ Command whatif_command() {
         app.add_option("--set,-s", o->set,
                        "factor levels of the sample, e.g. threads=8,disks=4 (others: their default)");
         app.add_option("--metric,-m", o->metric, "peak (λ*, default), throughput or response");
-        app.add_option("--rate,-r", o->rate, "open workload: offered rate λ, requests/s");
-        app.add_option("--clients,-n", o->clients, "closed workload: N clients (MVA)");
+        app.add_option("--rate,-r", o->rate, "open workload: offered rate λ, requests/s")
+            ->check(cli::finite_number(0, kMaxRate));
+        app.add_option("--clients,-n", o->clients, "closed workload: N clients (MVA)")
+            ->transform(cli::whole_number(1, 1000000000));
         app.add_option("--think,-z", o->think_ms, "closed workload: think time Z, ms (default 0)")
+            ->check(cli::finite_number(0, 1e12))
             ->each([o](const std::string&) { o->think_given = true; });
-        app.add_flag("--explain,-e", o->explain,
-                     "name the bottleneck center and every center's utilization at --rate (default: at λ*)");
+        app.add_flag(
+            "--explain,-e", o->explain,
+            "name the bottleneck center and every center's utilization at --rate (default: at λ*), or "
+            "with --clients every center's utilization, queue length and response time for N and Z");
         return [&common, o] { return run_whatif(common, *o); };
       }};
 }

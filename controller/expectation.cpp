@@ -77,19 +77,23 @@ EffectiveModel effective_model(const Config& config, const Sample& sample,
 }
 
 PeakExpectation expect_peak(const Config& config, const Sample& sample,
-                            const std::vector<CalibratedDemand>& calibrations, std::optional<double> rate) {
+                            const std::vector<CalibratedDemand>& calibrations, std::optional<double> rate,
+                            const std::function<void()>& between_solves) {
   EffectiveModel m = effective_model(config, sample, calibrations);
   PeakExpectation e;
   e.calibrated = m.calibrated;
+  if (between_solves) between_solves();
   e.saturation_rate = saturation_rate(m.network, m.sample);
   const double r_sat = config.peak().r_sat_ms, s = config.peak().width;
   // λ* first: its solves bracket the region's ends.
-  std::vector<double> peaks = predicted_peaks(m.network, m.sample, {r_sat, r_sat * (1 - s), r_sat * (1 + s)});
+  std::vector<double> peaks =
+      predicted_peaks(m.network, m.sample, {r_sat, r_sat * (1 - s), r_sat * (1 + s)}, between_solves);
   e.peak_rate = peaks[0];
   e.region_low = peaks[1];
   e.region_high = peaks[2];
   double at = rate ? *rate : (std::isfinite(e.peak_rate) ? e.peak_rate : 0.0);
   if (at < 0 || !std::isfinite(at)) throw InputError(fmt::format("rate {} is not a finite rate >= 0", at));
+  if (between_solves) between_solves();
   e.at = solve_open(m.network, m.sample, at);
   return e;
 }

@@ -12,6 +12,7 @@
 // Pure functions of (config, calibrations, sample); units as in configs (ms, requests/s).
 // Failure: InputError when the config has no [model], a sample's level has no attribute value
 // (naming FILE:LINE:KEY), or the network evaluates to something unsolvable for this sample.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,15 +62,18 @@ struct PeakExpectation {
 };
 
 // λ* and λ_max for `sample`; `at` is solved at `rate` if given, else at λ* (at 0 if λ* is
-// infinite or 0).
+// infinite or 0). `between_solves`, if given, is called before each network solve and may throw
+// to abandon the computation (whatif passes check_interrupt).
 PeakExpectation expect_peak(const Config& config, const Sample& sample,
                             const std::vector<CalibratedDemand>& calibrations,
-                            std::optional<double> rate = std::nullopt);
+                            std::optional<double> rate = std::nullopt,
+                            const std::function<void()>& between_solves = {});
 
 // A closed workload of `clients` with think time `think_ms` [001 §III-C.2]: solve_closed() of
 // models/closed_network.hpp — pools as flow-equivalent servers, so a thread limit bounds the
-// throughput, and multi-server centers exact (Schweitzer's approximation without pools beyond
-// 2000 clients). Throughput per ms, times in ms.
+// throughput, and multi-server centers exact where that takes bounded time (beyond it, and
+// without pools beyond 2000 clients, the approximations of models/closed_network.hpp).
+// Throughput per ms, times in ms.
 ClosedResult expect_closed(const Config& config, const Sample& sample,
                            const std::vector<CalibratedDemand>& calibrations, int clients, double think_ms);
 

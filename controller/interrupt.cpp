@@ -66,12 +66,17 @@ void draw(const std::string& line) {
 
 }  // namespace
 
-InterruptibleRunner::InterruptibleRunner(TrialRunner& inner)
-    : inner_(inner), tty_(isatty(STDERR_FILENO) == 1), started_(Clock::now()) {}
+InterruptibleRunner::InterruptibleRunner(TrialRunner& inner, std::function<bool()> stop)
+    : inner_(inner), stop_(std::move(stop)), tty_(isatty(STDERR_FILENO) == 1), started_(Clock::now()) {}
+
+void InterruptibleRunner::check() const {
+  check_interrupt();
+  if (stop_ && stop_()) throw Interrupted();
+}
 
 TrialResult InterruptibleRunner::run(const Sample& sample, double rate, double runlength_s,
                                      std::uint64_t trial_index) {
-  check_interrupt();
+  check();
   const auto trial_started = Clock::now();
   std::optional<TrialResult> t;
   if (tty_) {
@@ -103,7 +108,7 @@ TrialResult InterruptibleRunner::run(const Sample& sample, double rate, double r
   }
   estimate_.finished(runlength_s, seconds(Clock::now() - trial_started));
   cost_s_ += t->cost_s;
-  check_interrupt();
+  check();
   return std::move(*t);
 }
 

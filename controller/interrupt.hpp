@@ -1,6 +1,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <functional>
 
 #include "controller/progress_line.hpp"
 #include "core/trial.hpp"
@@ -19,13 +20,17 @@ void check_interrupt();
 // When stderr is a terminal it also shows one progress line (progress_line.hpp), redrawn every
 // second while a trial runs by a thread of its own that lives as long as that trial, and cleared
 // when it ends; otherwise it is quiet.
+// `stop`, when given, is asked too: true stops the search like a signal would (a cancelled probe).
 class InterruptibleRunner final : public TrialRunner {
  public:
-  explicit InterruptibleRunner(TrialRunner& inner);
+  explicit InterruptibleRunner(TrialRunner& inner, std::function<bool()> stop = {});
   TrialResult run(const Sample& sample, double rate, double runlength_s, std::uint64_t trial_index) override;
 
  private:
+  void check() const;
+
   TrialRunner& inner_;
+  std::function<bool()> stop_;
   bool tty_;
   std::chrono::steady_clock::time_point started_;
   double cost_s_ = 0;

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <thread>
 
 #include "controller/expectation_record.hpp"
 #include "controller/interrupt.hpp"
@@ -77,13 +79,40 @@ PreparedPeak prepare_peak(const Config& config, const PeakRequest& request) {
   return p;
 }
 
-PeakRun run_peak_search(const Config& config, store::Store& store, const Sample& sample,
-                        const PeakRequest& request, const PreparedPeak& prepared, std::ostream& log) {
+namespace {
+
+// The live runner of a search another controller finished: its replay needs no trial, and one
+// asked for means the store does not hold what it says.
+class NoLiveTrials final : public TrialRunner {
+ public:
+  explicit NoLiveTrials(std::int64_t id) : id_(id) {}
+  TrialResult run(const Sample& sample, double rate, double, std::uint64_t) override {
+    throw ReplayMismatch(
+        fmt::format("search {} of {} is finished, yet replaying it asks for a trial at {:.6g}/s", id_,
+                    sample.key(), rate));
+  }
+
+ private:
+  std::int64_t id_;
+};
+
+// Sleeps about `seconds`, waking early on a signal.
+void nap(double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end && !interrupt_requested())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+bool unfinished(const std::string& status) { return status == "running" || status == "interrupted"; }
+
+}  // namespace
+
+PeakRun run_peak_search(const Config& config, store::Store& store, const Leases& leases, const Sample& sample,
+                        const PeakRequest& request, const PreparedPeak& prepared, std::ostream& log,
+                        const std::function<void(const PeakRun&)>& finish) {
   SearchOptions options{config.peak(), prepared.target};
   std::unique_ptr<LoadPicker> picker = make_picker(prepared.policy, config.peak(), config.peak().start_rate);
   std::optional<TestbedConfig> real = validate_testbed(config);
-  std::unique_ptr<TrialRunner> testbed =
-      make_trial_runner(config, real, prepared.seed, request.verbose, store.path());
 
   TestbedHistory history;
   if (request.seeding || prepared.runlength == "adaptive")
@@ -131,19 +160,57 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Sample&
                                     {"budget_s", options.peak.budget_s}}
                          .dump();
   PeakRun run;
-  run.search_id = store.begin_search(rec);
+  // One owner per search: resume an unfinished one with these options, or wait for the live
+  // controller that runs it (and take it over if that one dies).
+  store::Store::OpenedSearch opened = store.open_search(rec, leases.owner(), lease_clock(), leases.judge());
+  run.search_id = opened.id;
+  run.resumed = opened.resumed;
+  if (opened.holder) {
+    log << fmt::format(
+        "workbench: {}; waiting for it to end (Ctrl-C stops waiting)\n",
+        describe_holder(fmt::format("search {} of {}", opened.id, sample.key()), *opened.holder));
+    while (leases.acquire(store, search_lease(run.search_id))) {
+      nap(leases.heartbeat_s());
+      check_interrupt();
+    }
+    std::optional<store::SearchRecord> now = store.search(run.search_id);
+    if (now && unfinished(now->status)) {
+      store.set_search_status(run.search_id, "running");
+      run.resumed = true;
+      log << fmt::format("workbench: its controller stopped; this one continues search {}\n", run.search_id);
+    } else {
+      run.finished_by_other = true;
+    }
+  }
+  std::vector<TrialResult> recorded;
+  for (const store::StoredTrial& t : store.trials(run.search_id)) recorded.push_back(t.trial);
+  if (run.resumed && !recorded.empty())
+    log << fmt::format("workbench: resuming search {} of {} from {} stored trial(s)\n", run.search_id,
+                       sample.key(), recorded.size());
 
-  StoringObserver observer(store, run.search_id, request.verbose);
-  InterruptibleRunner runner(*testbed);
+  std::unique_ptr<TrialRunner> testbed;
+  if (run.finished_by_other)
+    testbed = std::make_unique<NoLiveTrials>(run.search_id);
+  else
+    testbed = make_trial_runner(config, real, prepared.seed, request.verbose, store.path(), request.stop);
+  StoringObserver observer(store, run.search_id, request.verbose, recorded.size());
+  InterruptibleRunner live(*testbed, request.stop);
+  ReplayingRunner runner(live, std::move(recorded));
   try {
     run.result = run_search(sample, options, *picker, runner, &observer, runlength.get());
   } catch (const Interrupted&) {
-    run.result.status = SearchStatus::kFailed;
-    run.result.message = "interrupted";
-    store.finish_search(run.search_id, run.result);
+    // Resumable: the same command continues it from its stored trials.
+    store.set_search_status(run.search_id, "interrupted");
+    leases.release(store, search_lease(run.search_id));
     throw;
   }
-  store.finish_search(run.search_id, run.result);
+  if (!run.finished_by_other) {
+    store::Transaction tx(store.db());
+    store.finish_search(run.search_id, run.result);
+    if (finish) finish(run);
+    tx.commit();
+  }
+  leases.release(store, search_lease(run.search_id));
   return run;
 }
 

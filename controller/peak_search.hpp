@@ -2,10 +2,12 @@
 // One stored peak search [003 Alg. 2] for one sample: what `workbench peak` runs, and what the
 // probe agent runs on each probe's sample. Every trial is stored as it ends.
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
 
+#include "controller/leases.hpp"
 #include "core/config.hpp"
 #include "core/search_result.hpp"
 #include "core/target.hpp"
@@ -22,6 +24,9 @@ struct PeakRequest {
   std::optional<std::uint64_t> seed;
   bool seeding = false;
   bool verbose = false;
+  // Asked before, during and after every trial: true stops the search like Ctrl-C (a probe whose
+  // cancel was requested). May be empty.
+  std::function<bool()> stop;
 };
 
 // A validated request, ready to run (validation happens before any store is opened).
@@ -37,6 +42,8 @@ PreparedPeak prepare_peak(const Config& config, const PeakRequest& request);
 struct PeakRun {
   std::int64_t search_id = 0;
   SearchResult result;
+  bool resumed = false;            // continued from trials stored by an earlier, stopped run
+  bool finished_by_other = false;  // another controller ran it while this one waited
 };
 
 // The expectation model's λ* per sample for seeding (policies/seeding.hpp), with this testbed's
@@ -44,9 +51,16 @@ struct PeakRun {
 // solve gets nullopt (its seed is then the neighbour's λ* unscaled). Results are cached.
 ExpectedPeak expected_peak_for_seeding(const Config& config, store::Store& store);
 
-// Runs and stores the search. On Interrupted the search is stored as failed ("interrupted") and
-// the exception propagates. `log` receives the seeding note when verbose.
-PeakRun run_peak_search(const Config& config, store::Store& store, const Sample& sample,
-                        const PeakRequest& request, const PreparedPeak& prepared, std::ostream& log);
+// Runs and stores the search under a lease of `leases`. The same request as an unfinished search
+// of this testbed (a controller killed or interrupted mid-way) resumes it: its stored trials are
+// replayed and only the rest run. When a live controller runs it now, this one waits for it (and
+// takes it over should that controller die), then reports the search without running a trial.
+// `finish` (may be empty) runs in the transaction that stores the result, so what it stores
+// (the expectation, a mismatch) is there exactly when the result is.
+// On Interrupted the search is stored as "interrupted" and the exception propagates. `log`
+// receives the seeding note when verbose, and the resume and wait notes.
+PeakRun run_peak_search(const Config& config, store::Store& store, const Leases& leases, const Sample& sample,
+                        const PeakRequest& request, const PreparedPeak& prepared, std::ostream& log,
+                        const std::function<void(const PeakRun&)>& finish = {});
 
 }  // namespace wb

@@ -3,19 +3,45 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <climits>
 #include <cmath>
 #include <ostream>
 
 #include "controller/expectation_zcart.hpp"
+#include "controller/interrupt.hpp"
+#include "controller/leases.hpp"
 #include "controller/probe_check.hpp"
+#include "core/error.hpp"
 
 namespace wb {
 
-std::string probe_lock_owner() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return fmt::format("{}:{}", host, getpid());
+std::optional<store::Store::ProbeRow> claim_probe(store::Store& store, const Leases& leases,
+                                                  const std::string& testbed,
+                                                  std::optional<std::int64_t> id) {
+  store::Transaction tx(store.db());
+  const std::string owner = leases.owner().describe();
+  std::optional<store::Store::ProbeRow> p =
+      id ? store.claim_probe(*id, owner, unix_now()) : store.claim_due_probe(testbed, owner, unix_now());
+  if (!p) return std::nullopt;
+  // A planned probe has no live lease; one left by an agent that died before releasing it is dead.
+  if (leases.acquire(store, probe_lease(p->id))) return std::nullopt;  // rolled back
+  tx.commit();
+  return p;
+}
+
+std::vector<std::int64_t> reclaim_dead_probes(store::Store& store, const Leases& leases,
+                                              const std::string& testbed) {
+  std::vector<std::int64_t> ids;
+  for (const auto& p : store.probes(testbed, false)) {
+    if (p.status != "running") continue;
+    store::Transaction tx(store.db());
+    std::optional<store::Store::LeaseRow> l = store.lease(probe_lease(p.id));
+    if (l && !leases.dead(*l)) continue;
+    store.release_probe(p.id);
+    if (l) store.release_lease(l->resource, l->owner);
+    tx.commit();
+    ids.push_back(p.id);
+  }
+  return ids;
 }
 
 std::vector<std::int64_t> refine_models(store::Store& store, const Config& config, const ProbeConfig& probing,
@@ -44,14 +70,29 @@ std::vector<std::int64_t> refine_models(store::Store& store, const Config& confi
   return closed;
 }
 
-std::int64_t run_claimed_probe(store::Store& store, const ProbeRunner& runner,
-                               const store::Store::ProbeRow& probe) {
+namespace {
+
+// A probe whose search did not finish runs again later (its partial search stays "interrupted"
+// or "failed").
+void release(store::Store& store, const ProbeRunner& runner, std::int64_t id) {
+  if (store.probe(id) && store.probe(id)->status == "running") store.release_probe(id);
+  runner.leases.release(store, probe_lease(id));
+}
+
+}  // namespace
+
+std::optional<std::int64_t> run_claimed_probe(store::Store& store, const ProbeRunner& runner,
+                                              const store::Store::ProbeRow& probe) {
+  const std::string lease = probe_lease(probe.id);
+  PeakRequest request = runner.request;
+  request.stop = [&leases = runner.leases, lease] { return leases.cancel_requested(lease); };
   try {
     runner.log << fmt::format("probe {}: {} (varies {}, mismatch {})\n", probe.id, probe.sample.key(),
                               probe.attribute, probe.mismatch_id);
-    PeakRun run =
-        run_peak_search(runner.config, store, probe.sample, runner.request, runner.prepared, runner.log);
+    PeakRun run = run_peak_search(runner.config, store, runner.leases, probe.sample, request, runner.prepared,
+                                  runner.log);
     store.finish_probe(probe.id, run.search_id);
+    runner.leases.release(store, lease);
     runner.log << fmt::format("probe {}: search {} {}\n", probe.id, run.search_id,
                               run.result.status == SearchStatus::kFound
                                   ? fmt::format("λ* = {:.1f}/s", run.result.peak_rate)
@@ -60,9 +101,18 @@ std::int64_t run_claimed_probe(store::Store& store, const ProbeRunner& runner,
                  runner.log, runner.attributes);
     refine_models(store, runner.config, runner.probing, runner.log, runner.attributes);
     return run.search_id;
+  } catch (const Interrupted&) {
+    if (runner.leases.cancel_requested(lease)) {
+      // `probe cancel` asked: the partial search stays "interrupted" (a later peak may resume it).
+      store.cancel_probe(probe.id);
+      runner.leases.release(store, lease);
+      runner.log << fmt::format("probe {}: cancelled while it ran\n", probe.id);
+      return std::nullopt;
+    }
+    release(store, runner, probe.id);
+    throw;
   } catch (...) {
-    // A probe whose search did not finish runs again later (its partial search stays "failed").
-    if (store.probe(probe.id) && store.probe(probe.id)->status == "running") store.release_probe(probe.id);
+    release(store, runner, probe.id);
     throw;
   }
 }
@@ -70,12 +120,10 @@ std::int64_t run_claimed_probe(store::Store& store, const ProbeRunner& runner,
 int run_due_probes(store::Store& store, const ProbeRunner& runner, int max) {
   int ran = 0;
   while (max < 0 || ran < max) {
-    const std::int64_t now = unix_now();
-    const std::int64_t stale_before = runner.probing.lock_timeout_s > 0
-                                          ? now - static_cast<std::int64_t>(runner.probing.lock_timeout_s)
-                                          : INT64_MIN;
+    for (std::int64_t id : reclaim_dead_probes(store, runner.leases, runner.config.name()))
+      runner.log << fmt::format("probe {}: its agent died; planned again\n", id);
     std::optional<store::Store::ProbeRow> p =
-        store.claim_due_probe(runner.config.name(), runner.owner, now, stale_before);
+        claim_probe(store, runner.leases, runner.config.name(), std::nullopt);
     if (!p) break;
     run_claimed_probe(store, runner, *p);
     ++ran;

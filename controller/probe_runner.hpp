@@ -22,24 +22,32 @@ struct ProbeRunner {
   const ProbeConfig& probing;
   PeakRequest request;
   PreparedPeak prepared;
-  std::string owner;  // the lock owner written with each claim
+  const Leases& leases;  // this controller's: each claimed probe is held under a lease
   std::ostream& log;
   // The config's Z-CART attributes, kept for the runner's life so each sample's derived metrics
   // are computed once; null: built per probe.
   const ZCartAttributes* attributes = nullptr;
 };
 
-// "host:pid": who holds a probe's lock.
-std::string probe_lock_owner();
+// Claims probe `id` (or, with nullopt, the due probe that runs first) under a lease of
+// `leases`, in one transaction. nullopt when it is not planned (or none is due).
+std::optional<store::Store::ProbeRow> claim_probe(store::Store& store, const Leases& leases,
+                                                  const std::string& testbed, std::optional<std::int64_t> id);
 
-// Runs a probe already claimed by `runner.owner`, then refines. Returns the search id. On any
+// Puts back to "planned" every running probe of `testbed` whose agent died (its lease is gone
+// or dead, controller/leases.hpp), so that it runs again. Returns their ids.
+std::vector<std::int64_t> reclaim_dead_probes(store::Store& store, const Leases& leases,
+                                              const std::string& testbed);
+
+// Runs a probe claimed under `runner.leases`, then refines. Returns the search id, or nullopt when
+// the probe was cancelled while it ran (`workbench probe cancel`: it is then "cancelled"). On any
 // exception the probe is released back to "planned" and the exception propagates.
-std::int64_t run_claimed_probe(store::Store& store, const ProbeRunner& runner,
-                               const store::Store::ProbeRow& probe);
+std::optional<std::int64_t> run_claimed_probe(store::Store& store, const ProbeRunner& runner,
+                                              const store::Store::ProbeRow& probe);
 
 // Claims and runs due probes one at a time until none is due or `max` ran (max < 0: no limit).
-// A probe whose lock is older than [probing] lock_timeout_s is taken over.
-// Returns how many ran. Stops early (by exception) on an interrupt.
+// A running probe whose agent died is taken over first. Returns how many ran (cancelled ones
+// included). Stops early (by exception) on an interrupt.
 int run_due_probes(store::Store& store, const ProbeRunner& runner, int max);
 
 // Brings the testbed's stored Z-CART tree up to date with every stored observation (update_zcart:

@@ -9,11 +9,15 @@
 // search get a new one. So a controller killed at any moment (SIGKILL included) loses at most the
 // trials in flight.
 //
+// One owner per point: a worker measures a point only under its lease (controller/leases.hpp), so
+// two controllers on one surface share its points and never run one twice; a point another live
+// controller holds is waited for, and taken over should that controller die.
+//
 // Threads: one worker thread per slot, each with its own TrialRunner (from the factory) and its
 // own Store connection (SQLite WAL serialises the writers). The shared queue and results are
 // guarded by one mutex. Failure: the first exception in any worker stops the others before their
 // next trial and is rethrown (Interrupted included) after all workers have stopped; an
-// interrupted search stays "running" in the store so that the next run continues it.
+// interrupted search is stored as "interrupted" so that the next run continues it.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/leases.hpp"
 #include "core/config.hpp"
 #include "core/factor.hpp"
 #include "core/search_result.hpp"
@@ -34,9 +39,10 @@ namespace wb {
 
 struct SurfaceRunOptions {
   std::string store_path;
-  int parallel = 1;      // K slots
-  bool seeding = false;  // [003 §3.7] start at the nearest measured sample's λ*
-  double budget_s = 0;   // stop starting searches once the total cost reaches it; 0 = none
+  const Leases* leases = nullptr;  // this controller's; null: run_surface holds its own
+  int parallel = 1;                // K slots
+  bool seeding = false;            // [003 §3.7] start at the nearest measured sample's λ*
+  double budget_s = 0;             // stop starting searches once the total cost reaches it; 0 = none
   SearchOptions search;
   std::string policy;     // load picker name
   double start_rate = 0;  // first load without a seed

@@ -54,8 +54,7 @@ std::vector<std::optional<TestbedConfig>> testbed_slots(const Config& config,
       // A generator may share the SUT's host within its own slot (a loopback testbed), not across slots.
       if (g != tb.sut.host) check_host(s, "generators", g);
     }
-    tb.sut.port = static_cast<int>(s.integer_or("port", tb.sut.port));
-    if (tb.sut.port < 1 || tb.sut.port > 65535) s.fail("port", "must be a TCP port (1..65535)");
+    tb.sut.port = s.integer_or("port", tb.sut.port, 1, 65535, "must be a TCP port (1..65535)");
     s.finish();
     out.push_back(std::move(tb));
   }

@@ -52,7 +52,7 @@ class RecordedTrialRunner final : public TrialRunner {
 std::unique_ptr<TrialRunner> make_trial_runner(const Config& config,
                                                const std::optional<TestbedConfig>& testbed,
                                                std::uint64_t seed, bool verbose,
-                                               const std::string& store_path) {
+                                               const std::string& store_path, std::function<bool()> stop) {
   if (!testbed) return std::make_unique<sim::SimulatedTestbed>(*config.sim(), seed);
   {
     store::Store store(store_path);
@@ -61,7 +61,10 @@ std::unique_ptr<TrialRunner> make_trial_runner(const Config& config,
   RealRunnerOptions o;
   o.programs = locate_programs();
   o.seed = seed;
-  o.interrupted = interrupt_requested;
+  if (stop)
+    o.interrupted = [stop = std::move(stop)] { return interrupt_requested() || stop(); };
+  else
+    o.interrupted = interrupt_requested;
   if (verbose) {
     // On a terminal a log line replaces the progress line (InterruptibleRunner redraws it).
     o.log = [tty = isatty(STDERR_FILENO) == 1](const std::string& line) {

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,7 +17,8 @@ namespace wb {
 std::optional<TestbedConfig> validate_testbed(const Config& config);
 
 // The TrialRunner for a validated config: real hosts when `testbed` is set, else the simulated
-// testbed. `verbose` logs SUT starts and uploads to stderr.
+// testbed. `verbose` logs SUT starts and uploads to stderr. A trial in flight stops (Interrupted)
+// on a signal, or when `stop` (if given) returns true.
 // For real hosts it first kills what dead controllers left running on this testbed (recorded in
 // the store at `store_path`, process_cleanup.hpp), saying so on stderr, and the runner records
 // every process it starts there until it is stopped. Call it after the store was opened (and so
@@ -24,7 +26,8 @@ std::optional<TestbedConfig> validate_testbed(const Config& config);
 std::unique_ptr<TrialRunner> make_trial_runner(const Config& config,
                                                const std::optional<TestbedConfig>& testbed,
                                                std::uint64_t seed, bool verbose,
-                                               const std::string& store_path);
+                                               const std::string& store_path,
+                                               std::function<bool()> stop = {});
 
 // The seed a command uses when --seed is not given: [sim] seed, else 1.
 std::uint64_t default_seed(const Config& config);

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 
 #include "core/config_section.hpp"
 #include "core/error.hpp"
+#include "core/trial_limits.hpp"
 
 namespace wb {
 
@@ -34,6 +37,7 @@ Factor parse_factor(ConfigSection& t, const std::string& name, std::string* defa
   for (const auto& e : *a) {
     if (f.numeric && e.is_number()) {
       double v = *e.value<double>();
+      if (!std::isfinite(v)) t.fail("levels", fmt::format("every level must be a finite number (got {})", v));
       f.numeric_levels.push_back(v);
       f.levels.push_back(format_number(v));
     } else if (!f.numeric && e.is_string()) {
@@ -60,17 +64,22 @@ Factor parse_factor(ConfigSection& t, const std::string& name, std::string* defa
   return f;
 }
 
+// Rules that name a ceiling of core/trial_limits.hpp.
+const std::string kRateRule = fmt::format("must be a positive rate in requests/s, at most {:g}", kMaxRate);
+const std::string kSecondsRule =
+    fmt::format("must be a positive number of seconds, at most {:g}", kMaxSeconds);
+const std::string kMsRule = fmt::format("must be a positive time in ms, at most {:g}", kMaxSeconds * 1000);
+
 PeakConfig parse_peak(ConfigSection& p) {
   PeakConfig c;
-  c.r_sat_ms = p.number("r_sat_ms");
-  if (!(c.r_sat_ms > 0)) p.fail("r_sat_ms", "must be a positive time in ms");
-  c.width = p.number("width");
-  if (!(c.width > 0 && c.width < 1)) p.fail("width", "must be between 0 and 1 (s of [003 §3.3], e.g. 0.10)");
+  const Bounds rate = Bounds::positive(kMaxRate, kRateRule);
+  const Bounds seconds = Bounds::positive(kMaxSeconds, kSecondsRule);
+  const Bounds fraction{0, 1, true, true, "must be between 0 and 1, e.g. 0.95"};
+  c.r_sat_ms = p.number("r_sat_ms", Bounds::positive(kMaxSeconds * 1000, kMsRule));
+  c.width = p.number("width", {0, 1, true, true, "must be between 0 and 1 (s of [003 §3.3], e.g. 0.10)"});
   if (p.has("percentile")) {
-    c.percentile = p.number("percentile");
-    if (!(*c.percentile > 0 && *c.percentile < 1)) p.fail("percentile", "must be between 0 and 1, e.g. 0.95");
-    c.l_sat_ms = p.number("l_sat_ms");
-    if (!(c.l_sat_ms > 0)) p.fail("l_sat_ms", "must be a positive time in ms");
+    c.percentile = p.number("percentile", fraction);
+    c.l_sat_ms = p.number("l_sat_ms", Bounds::positive(kMaxSeconds * 1000, kMsRule));
   }
   if (auto t = p.optional_string("target")) {
     try {
@@ -80,63 +89,67 @@ PeakConfig parse_peak(ConfigSection& p) {
     }
   }
   c.policy = p.string_or("policy", c.policy);
-  c.start_rate = p.number_or("start_rate", c.start_rate);
-  if (!(c.start_rate > 0)) p.fail("start_rate", "must be a positive rate in requests/s");
-  c.runlength_s = p.number_or("runlength_s", c.runlength_s);
-  if (!(c.runlength_s > 0)) p.fail("runlength_s", "must be positive");
-  c.min_trials = static_cast<int>(p.integer_or("min_trials", c.min_trials));
-  if (c.min_trials < 2) p.fail("min_trials", "must be at least 2 (a confidence interval needs two trials)");
-  c.max_trials = static_cast<int>(p.integer_or("max_trials", c.max_trials));
-  if (c.max_trials < c.min_trials) p.fail("max_trials", "must be at least min_trials");
-  c.max_loads = static_cast<int>(p.integer_or("max_loads", c.max_loads));
-  if (c.max_loads < 1) p.fail("max_loads", "must be at least 1");
-  c.budget_s = p.number_or("budget_s", c.budget_s);
-  if (c.budget_s < 0) p.fail("budget_s", "must be 0 (no cap) or positive");
+  c.start_rate = p.number_or("start_rate", c.start_rate, rate);
+  c.runlength_s = p.number_or("runlength_s", c.runlength_s, seconds);
+  const std::string trials_rule =
+      fmt::format("must be from 2 (a confidence interval needs two trials) to {}", kMaxTrialCount);
+  c.min_trials = p.integer_or("min_trials", c.min_trials, 2, kMaxTrialCount, trials_rule);
+  c.max_trials =
+      p.integer_or("max_trials", c.max_trials, c.min_trials, kMaxTrialCount,
+                   fmt::format("must be from min_trials ({}) to {}", c.min_trials, kMaxTrialCount));
+  c.max_loads = p.integer_or("max_loads", c.max_loads, 1, kMaxTrialCount,
+                             fmt::format("must be from 1 to {}", kMaxTrialCount));
+  const double max_budget = kMaxSeconds * 1000;
+  c.budget_s = p.number_or(
+      "budget_s", c.budget_s,
+      Bounds::non_negative(
+          max_budget,
+          fmt::format("must be 0 (no cap) or a positive number of seconds, at most {:g}", max_budget)));
   c.sequential = p.string_or("sequential", c.sequential);
   if (c.sequential != "bonferroni" && c.sequential != "none")
     p.fail("sequential", "must be \"bonferroni\" or \"none\"");
-  c.peak_min_trials = static_cast<int>(p.integer_or("peak_min_trials", c.peak_min_trials));
-  if (c.peak_min_trials < c.min_trials) p.fail("peak_min_trials", "must be at least min_trials");
-  if (c.peak_min_trials > c.max_trials) p.fail("peak_min_trials", "must not exceed max_trials");
-  c.look_growth = p.number_or("look_growth", c.look_growth);
-  if (!(c.look_growth > 1)) p.fail("look_growth", "must be greater than 1");
-  c.min_throughput_ratio = p.number_or("min_throughput_ratio", c.min_throughput_ratio);
-  if (!(c.min_throughput_ratio > 0 && c.min_throughput_ratio <= 1))
-    p.fail("min_throughput_ratio", "must be in (0, 1]");
-  c.max_error_ratio = p.number_or("max_error_ratio", c.max_error_ratio);
-  if (!(c.max_error_ratio >= 0 && c.max_error_ratio < 1)) p.fail("max_error_ratio", "must be in [0, 1)");
-  c.linear_step = p.number_or("linear_step", c.linear_step);
-  if (!(c.linear_step > 0)) p.fail("linear_step", "must be a positive rate in requests/s");
+  c.peak_min_trials = p.integer_or(
+      "peak_min_trials", c.peak_min_trials, c.min_trials, c.max_trials,
+      fmt::format("must be from min_trials ({}) to max_trials ({})", c.min_trials, c.max_trials));
+  c.look_growth =
+      p.number_or("look_growth", c.look_growth, {1, 100, true, false, "must be greater than 1, at most 100"});
+  c.min_throughput_ratio =
+      p.number_or("min_throughput_ratio", c.min_throughput_ratio, {0, 1, true, false, "must be in (0, 1]"});
+  c.max_error_ratio =
+      p.number_or("max_error_ratio", c.max_error_ratio, {0, 1, false, true, "must be in [0, 1)"});
+  c.linear_step = p.number_or("linear_step", c.linear_step, rate);
   // [003 §3.1] runs the strawman with "a small increment to produce an accurate result": its λ* is
   // the last load before saturation, so it lies in the peak-rate region only if the step is below
   // the region's lower half in requests/s ([λ(R_sat(1 − s)), λ(R_sat)]).
-  c.strawman_step = p.number_or("strawman_step", c.linear_step);
-  if (!(c.strawman_step > 0)) p.fail("strawman_step", "must be a positive rate in requests/s");
-  c.strawman_runlength_s = p.number_or("strawman_runlength_s", c.strawman_runlength_s);
-  if (!(c.strawman_runlength_s > 0)) p.fail("strawman_runlength_s", "must be positive");
-  c.strawman_trials = static_cast<int>(p.integer_or("strawman_trials", c.strawman_trials));
-  if (c.strawman_trials < 2)
-    p.fail("strawman_trials", "must be at least 2 (a confidence interval needs two trials)");
+  c.strawman_step = p.number_or("strawman_step", c.linear_step, rate);
+  c.strawman_runlength_s = p.number_or("strawman_runlength_s", c.strawman_runlength_s, seconds);
+  c.strawman_trials = p.integer_or("strawman_trials", c.strawman_trials, 2, kMaxTrialCount, trials_rule);
   c.runlength = p.string_or("runlength", c.runlength);
   if (c.runlength != "fixed" && c.runlength != "adaptive")
     p.fail("runlength", "must be \"fixed\" or \"adaptive\"");
-  c.min_runlength_s = p.number_or("min_runlength_s", c.min_runlength_s);
-  if (!(c.min_runlength_s > 0)) p.fail("min_runlength_s", "must be positive");
-  c.max_runlength_s = p.number_or("max_runlength_s", c.max_runlength_s);
-  if (!(c.max_runlength_s >= c.min_runlength_s))
-    p.fail("max_runlength_s", "must be at least min_runlength_s");
-  c.seed_step = p.number_or("seed_step", c.seed_step);
-  if (!(c.seed_step > 1)) p.fail("seed_step", "must be greater than 1");
+  c.min_runlength_s = p.number_or("min_runlength_s", c.min_runlength_s, seconds);
+  c.max_runlength_s = p.number_or(
+      "max_runlength_s", c.max_runlength_s,
+      {c.min_runlength_s, kMaxSeconds, false, false,
+       fmt::format("must be at least min_runlength_s ({:g}), at most {:g}", c.min_runlength_s, kMaxSeconds)});
+  c.seed_step =
+      p.number_or("seed_step", c.seed_step, {1, 1000, true, false, "must be greater than 1, at most 1000"});
   p.finish();
   return c;
 }
 
 }  // namespace
 
-Config Config::load(const std::string& file) {
+Config Config::load(const std::string& file) { return from_toml(parse_toml_file(file), file); }
+
+Config Config::parse(const std::string& text, const std::string& file) {
+  return from_toml(parse_toml_text(text, file), file);
+}
+
+Config Config::from_toml(toml::table table, const std::string& file) {
   Config c;
   c.file_ = file;
-  c.root_ = std::make_shared<toml::table>(parse_toml_file(file));
+  c.root_ = std::make_shared<toml::table>(std::move(table));
   ConfigSection root(*c.root_, file, "");
   for (const auto& k : root.keys()) {
     if (std::find(std::begin(kTopLevel), std::end(kTopLevel), k) == std::end(kTopLevel)) {
@@ -153,6 +166,11 @@ Config Config::load(const std::string& file) {
       std::filesystem::path p(*s);
       c.store_path_ = p.is_absolute() ? p.string() : (dir / p).string();
     }
+    // Below a second the heartbeat (a fifth of it) would write the store constantly; a day is
+    // what the old probe lock waited, and longer only hides a dead controller.
+    c.lease_timeout_s_ =
+        tb->number_or("lease_timeout_s", c.lease_timeout_s_,
+                      {1, 86400, false, false, "must be a number of seconds from 1 to 86400"});
     tb->finish();
   }
 
@@ -170,20 +188,20 @@ Config Config::load(const std::string& file) {
   if (!peak) root.fail_here("missing [peak] section (r_sat_ms and width are required)");
   c.peak_ = parse_peak(*peak);
 
-  std::vector<std::string> names = c.factor_names();
   if (auto sim = root.table("sim")) {
     SimConfig s;
-    s.warmup_s = sim->number_or("warmup_s", s.warmup_s);
-    if (s.warmup_s < 0) sim->fail("warmup_s", "must not be negative");
-    s.overhead_s = sim->number_or("overhead_s", s.overhead_s);
-    if (s.overhead_s < 0) sim->fail("overhead_s", "must not be negative");
-    s.seed = static_cast<std::uint64_t>(sim->integer_or("seed", 1));
-    s.network = parse_queue_network(*sim, names);
+    const Bounds pause = Bounds::non_negative(
+        kMaxSeconds, fmt::format("must not be negative, and at most {:g} seconds", kMaxSeconds));
+    s.warmup_s = sim->number_or("warmup_s", s.warmup_s, pause);
+    s.overhead_s = sim->number_or("overhead_s", s.overhead_s, pause);
+    s.seed = static_cast<std::uint64_t>(sim->integer_or<std::int64_t>(
+        "seed", 1, 0, INT64_MAX, "must be a whole number >= 0 (the random seed)"));
+    s.network = parse_queue_network(*sim, c.factors_);
     sim->finish();
     c.sim_ = std::move(s);
   }
   if (auto model = root.table("model")) {
-    c.model_ = parse_queue_network(*model, names);
+    c.model_ = parse_queue_network(*model, c.factors_);
     model->finish();
   }
   return c;

@@ -63,11 +63,16 @@ class Config {
  public:
   // Throws InputError ("FILE:LINE:KEY: ...") for any problem.
   static Config load(const std::string& file);
+  // The same from the text of a config; `file` names it in errors and places the store beside it.
+  static Config parse(const std::string& text, const std::string& file);
 
   const std::string& file() const { return file_; }
   const std::string& name() const { return name_; }
   // [testbed] store, resolved against the config's folder; else workbench.db beside the config.
   const std::string& store_path() const { return store_path_; }
+  // [testbed] lease_timeout_s: how long another host's controller may go without a heartbeat
+  // before its searches, surface points and probes are taken over (controller/leases.hpp).
+  double lease_timeout_s() const { return lease_timeout_s_; }
   const std::vector<Factor>& factors() const { return factors_; }
   const Factor* factor(const std::string& name) const;
   std::vector<std::string> factor_names() const;
@@ -82,9 +87,12 @@ class Config {
   Sample sample(const std::string& set) const;
 
  private:
+  static Config from_toml(toml::table table, const std::string& file);
+
   std::string file_;
   std::string name_;
   std::string store_path_;
+  double lease_timeout_s_ = 15;
   std::vector<Factor> factors_;
   std::vector<std::string> defaults_;
   PeakConfig peak_;

@@ -2,9 +2,24 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 
 namespace wb {
+
+Bounds Bounds::positive(double high, std::string rule) {
+  return Bounds{0, high, true, false, std::move(rule)};
+}
+
+Bounds Bounds::non_negative(double high, std::string rule) {
+  return Bounds{0, high, false, false, std::move(rule)};
+}
+
+bool Bounds::admits(double v) const {
+  if (!std::isfinite(v)) return false;
+  return (low_open ? v > low : v >= low) && (high_open ? v < high : v <= high);
+}
 
 ConfigSection::ConfigSection(const toml::table& table, std::string file, std::string path)
     : table_(&table), file_(std::move(file)), path_(std::move(path)) {}
@@ -37,22 +52,27 @@ const toml::node* ConfigSection::get(const std::string& key) {
 
 const toml::node* ConfigSection::raw(const std::string& key) { return get(key); }
 
-double ConfigSection::number(const std::string& key) {
+double ConfigSection::number(const std::string& key, const Bounds& bounds) {
   const toml::node* n = get(key);
   if (n == nullptr) fail(key, "required key is missing");
-  if (auto v = n->value<double>(); v && (n->is_integer() || n->is_floating_point())) return *v;
-  fail(key, "must be a number");
+  if (!n->is_integer() && !n->is_floating_point()) fail(key, "must be a number");
+  const double v = *n->value<double>();
+  if (!bounds.admits(v)) fail(key, fmt::format("{} (got {})", bounds.rule, v));
+  return v;
 }
 
-double ConfigSection::number_or(const std::string& key, double fallback) {
-  return has(key) ? number(key) : (read_.insert(key), fallback);
+double ConfigSection::number_or(const std::string& key, double fallback, const Bounds& bounds) {
+  return has(key) ? number(key, bounds) : (read_.insert(key), fallback);
 }
 
-std::int64_t ConfigSection::integer_or(const std::string& key, std::int64_t fallback) {
+std::int64_t ConfigSection::whole_number_or(const std::string& key, std::int64_t fallback, std::int64_t low,
+                                            std::int64_t high, const std::string& rule) {
   const toml::node* n = get(key);
   if (n == nullptr) return fallback;
   if (!n->is_integer()) fail(key, "must be a whole number");
-  return *n->value<std::int64_t>();
+  const std::int64_t v = *n->value<std::int64_t>();
+  if (v < low || v > high) fail(key, fmt::format("{} (got {})", rule, v));
+  return v;
 }
 
 bool ConfigSection::boolean_or(const std::string& key, bool fallback) {
@@ -83,7 +103,12 @@ std::string ConfigSection::number_or_string(const std::string& key) {
   if (n == nullptr) fail(key, "required key is missing");
   if (n->is_string()) return *n->value<std::string>();
   if (n->is_integer()) return fmt::format("{}", *n->value<std::int64_t>());
-  if (n->is_floating_point()) return fmt::format("{:.17g}", *n->value<double>());
+  if (n->is_floating_point()) {
+    const double v = *n->value<double>();
+    if (!std::isfinite(v))
+      fail(key, fmt::format("must be a finite number or an expression string (got {})", v));
+    return fmt::format("{:.17g}", v);
+  }
   fail(key, "must be a number or an expression string");
 }
 
@@ -146,13 +171,29 @@ void ConfigSection::finish() const {
   }
 }
 
+namespace {
+
+[[noreturn]] void throw_parse_error(const toml::parse_error& e, const std::string& file) {
+  const auto& b = e.source().begin;
+  if (b.line == 0) throw InputError(fmt::format("{}: {}", file, e.description()));
+  throw InputError(fmt::format("{}:{}:{}: {}", file, b.line, b.column, e.description()));
+}
+
+}  // namespace
+
 toml::table parse_toml_file(const std::string& file) {
   try {
     return toml::parse_file(file);
   } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    if (b.line == 0) throw InputError(fmt::format("{}: {}", file, e.description()));
-    throw InputError(fmt::format("{}:{}:{}: {}", file, b.line, b.column, e.description()));
+    throw_parse_error(e, file);
+  }
+}
+
+toml::table parse_toml_text(const std::string& text, const std::string& file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    throw_parse_error(e, file);
   }
 }
 

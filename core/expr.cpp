@@ -12,6 +12,7 @@ namespace wb {
 
 struct Expr::Node {
   enum Kind { kNumber, kFactor, kAdd, kSub, kMul, kDiv, kNeg, kMin, kMax } kind = kNumber;
+  int depth = 1;  // of the tree below and including this node
   double number = 0;
   std::string factor;
   std::vector<std::shared_ptr<const Node>> args;
@@ -20,6 +21,10 @@ struct Expr::Node {
 namespace {
 
 using NodePtr = std::shared_ptr<const Expr::Node>;
+
+// Parsing, evaluating and freeing an expression recurse once per level of nesting (parentheses,
+// unary minus, a chain of + or *): a deeper one is refused rather than left to overflow the stack.
+constexpr int kMaxDepth = 256;
 
 // Recursive descent over: expr := term (('+'|'-') term)*; term := unary (('*'|'/') unary)*;
 // unary := '-' unary | primary; primary := number | '{' name '}' | fn '(' expr (',' expr)* ')' | '(' expr ')'
@@ -49,13 +54,29 @@ class Parser {
     }
     return false;
   }
-  static NodePtr make(Expr::Node::Kind k, std::vector<NodePtr> args) {
+  NodePtr make(Expr::Node::Kind k, std::vector<NodePtr> args) {
     auto n = std::make_shared<Expr::Node>();
     n->kind = k;
+    for (const auto& a : args) n->depth = std::max(n->depth, a->depth + 1);
+    if (n->depth > kMaxDepth) fail(fmt::format("nested deeper than {} levels", kMaxDepth));
     n->args = std::move(args);
     return n;
   }
+  // Counts the parser's own recursion, which descends before any node is made.
+  class Nesting {
+   public:
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.nesting_ > kMaxDepth) p_.fail(fmt::format("nested deeper than {} levels", kMaxDepth));
+    }
+    ~Nesting() { --p_.nesting_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    Parser& p_;
+  };
   NodePtr expr() {
+    Nesting nest(*this);
     NodePtr l = term();
     for (;;) {
       if (eat('+'))
@@ -78,7 +99,10 @@ class Parser {
     }
   }
   NodePtr unary() {
-    if (eat('-')) return make(Expr::Node::kNeg, {unary()});
+    if (eat('-')) {
+      Nesting nest(*this);
+      return make(Expr::Node::kNeg, {unary()});
+    }
     return primary();
   }
   NodePtr primary() {
@@ -137,6 +161,7 @@ class Parser {
 
   const std::string& s_;
   std::size_t i_ = 0;
+  int nesting_ = 0;
   std::vector<std::string>* factors_;
 };
 

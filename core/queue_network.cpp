@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/config_section.hpp"
 #include "core/error.hpp"
@@ -81,8 +82,8 @@ void parse_attributes(ConfigSection& section, const std::vector<std::string>& fa
       auto levels = per_factor->table(name);
       if (!levels) per_factor->fail(name, "must be a table { LEVEL = number, ... }");
       for (const auto& level : levels->keys()) {
-        double v = levels->number(level);
-        if (!std::isfinite(v) || v < 0) levels->fail(level, "must be a finite number >= 0");
+        double v = levels->number(
+            level, Bounds::non_negative(std::numeric_limits<double>::max(), "must be a finite number >= 0"));
         a.by_level[level] = v;
       }
       if (a.by_level.empty()) per_factor->fail(name, "gives no level a value");
@@ -92,6 +93,85 @@ void parse_attributes(ConfigSection& section, const std::vector<std::string>& fa
     per_factor->finish();
   }
   attrs->finish();
+}
+
+// What an expression of a center must evaluate to, for every sample the config can name.
+struct ExprRule {
+  double low;   // exclusive when `whole` is false, else inclusive
+  double high;  // inclusive
+  bool whole;   // a whole number (a count of servers)
+  const char* rule;
+};
+constexpr ExprRule kServers{1, 1e6, true, "must be a whole number of servers from 1 to 1000000"};
+constexpr ExprRule kServiceMs{0, 1e9, false, "must be a positive time in ms, at most 1e9"};
+constexpr ExprRule kVisits{0, 1e6, false,
+                           "must be positive (a center nobody visits does not belong in the network), at "
+                           "most 1000000"};
+
+// Beyond this many level combinations an expression is checked one factor at a time (the other
+// factors at their first level), which keeps a config with many factors quick to load.
+constexpr std::size_t kMaxCombinations = 100000;
+
+// Evaluates `e` for every combination of the levels of the factors it names (through workload
+// attributes too: an attribute varies with its factor's level) and fails at `key` with the first
+// sample whose value breaks `rule`. Levels an attribute gives no value are skipped here;
+// QueueNetwork::with_attributes() reports them for the sample that needs them.
+void check_every_level(ConfigSection& t, const std::string& key, const Expr& e,
+                       const std::vector<Factor>& factors, const QueueNetwork& net, const ExprRule& rule) {
+  std::vector<const Factor*> varied;
+  auto vary = [&](const std::string& name) {
+    for (const auto& f : factors) {
+      if (f.name == name && std::find(varied.begin(), varied.end(), &f) == varied.end()) varied.push_back(&f);
+    }
+  };
+  for (const auto& name : e.factors()) {
+    vary(name);
+    for (const auto& a : net.attributes) {
+      if (a.name == name) vary(a.factor);
+    }
+  }
+  auto check = [&](const std::vector<std::size_t>& at) {
+    Sample s;
+    for (std::size_t i = 0; i < varied.size(); ++i) s.set(varied[i]->name, varied[i]->levels[at[i]]);
+    for (const auto& a : net.attributes) {
+      if (!s.has(a.factor)) continue;
+      auto it = a.by_level.find(s.value(a.factor));
+      if (it == a.by_level.end()) return;
+      s.set(a.name, format_number(it->second));
+    }
+    const std::string shown = varied.empty() ? "" : " for " + s.key();
+    double v = 0;
+    try {
+      v = e.eval(s);
+    } catch (const Error& err) {
+      t.fail(key, fmt::format("'{}' cannot be evaluated{}: {}", e.text(), shown, err.what()));
+    }
+    const bool ok = std::isfinite(v) && v <= rule.high &&
+                    (rule.whole ? v >= rule.low && v == std::floor(v) : v > rule.low);
+    if (ok) return;
+    if (e.is_constant()) t.fail(key, fmt::format("{} (got {})", rule.rule, v));
+    t.fail(key, fmt::format("'{}' is {}{}; {}", e.text(), v, shown, rule.rule));
+  };
+  std::size_t combinations = 1;
+  for (const Factor* f : varied)
+    combinations = std::min(combinations * f->levels.size(), kMaxCombinations + 1);
+  std::vector<std::size_t> at(varied.size(), 0);
+  if (combinations <= kMaxCombinations) {
+    for (;;) {  // odometer over the levels
+      check(at);
+      std::size_t i = 0;
+      while (i < at.size() && ++at[i] == varied[i]->levels.size()) at[i++] = 0;
+      if (i == at.size()) break;
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < varied.size(); ++i) {
+    for (std::size_t l = 0; l < varied[i]->levels.size(); ++l) {
+      at.assign(varied.size(), 0);
+      at[i] = l;
+      check(at);
+    }
+  }
 }
 
 }  // namespace
@@ -130,7 +210,10 @@ QueueNetwork QueueNetwork::resolved(const Sample& sample) const {
   return out;
 }
 
-QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<std::string>& factor_names_in) {
+QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<Factor>& factors) {
+  std::vector<std::string> factor_names_in;
+  factor_names_in.reserve(factors.size());
+  for (const auto& f : factors) factor_names_in.push_back(f.name);
   QueueNetwork net;
   parse_attributes(section, factor_names_in, &net);
   std::vector<std::string> factor_names = factor_names_in;
@@ -145,18 +228,15 @@ QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<std::
     if (kind != "queue" && kind != "pool") t.fail("kind", "must be \"queue\" or \"pool\"");
     c.pool = kind == "pool";
     c.servers = parse_expr(t, "servers", t.optional_number_or_string("servers").value_or("1"), factor_names);
-    if (c.servers.is_constant() && c.servers.eval(Sample()) < 1) t.fail("servers", "must be at least 1");
+    check_every_level(t, "servers", c.servers, factors, net, kServers);
     if (!c.pool) {
       c.demand_ms = parse_expr(t, "service_ms", t.number_or_string("service_ms"), factor_names);
-      if (c.demand_ms.is_constant() && !(c.demand_ms.eval(Sample()) > 0)) {
-        t.fail("service_ms", "must be a positive time in ms");
-      }
+      check_every_level(t, "service_ms", c.demand_ms, factors, net, kServiceMs);
       Expr visits =
           parse_expr(t, "visits", t.optional_number_or_string("visits").value_or("1"), factor_names);
+      check_every_level(t, "visits", visits, factors, net, kVisits);
       if (visits.is_constant()) {
         c.visits = visits.eval(Sample());
-        if (!(c.visits > 0))
-          t.fail("visits", "must be positive (a center nobody visits does not belong in the network)");
       } else if (section.path() != "model") {
         t.fail("visits", "must be a number here (visits as an expression are read by [model] only)");
       } else {
@@ -171,8 +251,7 @@ QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<std::
         c.distribution = ServiceDistribution::kDeterministic;
       else
         t.fail("distribution", "must be exponential, lognormal or deterministic");
-      c.cv = t.number_or("cv", 1.0);
-      if (!(c.cv > 0)) t.fail("cv", "must be positive");
+      c.cv = t.number_or("cv", 1.0, Bounds::positive(100, "must be positive, at most 100"));
       std::string disc = t.string_or("discipline", "fcfs");
       if (disc == "fcfs")
         c.discipline = Discipline::kFcfs;

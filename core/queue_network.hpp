@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/expr.hpp"
+#include "core/factor.hpp"
 #include "core/sample.hpp"
 
 namespace wb {
@@ -69,7 +70,9 @@ struct QueueNetwork {
 };
 
 // Parses the `center` array of `section` ([[sim.center]] / [[model.center]]), checking every
-// expression against `factor_names`. Problems are InputErrors with file:line:key.
-QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<std::string>& factor_names);
+// expression against the names of `factors` and evaluating it for every combination of the levels
+// it depends on: servers must be a whole number >= 1, service_ms and visits positive, for every
+// sample. Problems are InputErrors with file:line:key.
+QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<Factor>& factors);
 
 }  // namespace wb

@@ -25,6 +25,13 @@ struct TrialResult {
   std::map<std::string, double> stage_ms;
 };
 
+// Throws Error naming the field ("trial.mean_ms: -20000 ...") unless `t` is a possible
+// measurement: the offered rate and runlength finite and positive, the achieved rate, latencies,
+// cost and stage times finite and not negative, completed and errors each at most sent, p50 <= p90
+// <= p95 <= p99 <= max and mean <= max. Runners call it last, so nothing impossible reaches a
+// search or the store.
+void check_trial(const TrialResult& t);
+
 // A trial that could not run at all (host unreachable, generator crashed) throws Error instead.
 //
 // Runs trials on some testbed. The peak search sees only this interface, so the same search code

@@ -4,6 +4,7 @@
 #   bash dev/setup.sh test    install, build, run every test (what CI runs)
 #   bash dev/setup.sh asan    the tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 #   bash dev/setup.sh lint    clang-format and clang-tidy checks
+#   bash dev/setup.sh fuzz    build the libFuzzer harnesses (fuzz/) and run each for 10 s
 #   bash dev/setup.sh bench   also install the benchmarks' peers (wrk, jq, time, scikit-learn)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,8 @@ packages=(
 )
 # The peers the benchmarks compare with (bench/): not needed to build or test.
 bench_packages=(wrk jq time python3-sklearn)
+# libFuzzer comes with clang: the compiler and its runtime libraries (libclang_rt.fuzzer).
+fuzz_packages=(clang libclang-rt-14-dev)
 
 install_packages() {
   local missing=()
@@ -50,7 +53,7 @@ case "${1:-}" in
   test)
     install_packages
     build build
-    cd build && ctest --output-on-failure --timeout 900
+    cd build && ctest --output-on-failure --timeout 900 -j "$(nproc)"
     ;;
   asan)
     install_packages
@@ -60,18 +63,29 @@ case "${1:-}" in
     # -O1 -g1 (line tables): the instrumented build at -O2 -g took ~35 min on CI's 2 cores.
     WB_TARGET=wb_unit_tests build build-asan -DWB_SANITIZE=ON -DWB_BENCH=OFF \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
-    cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --timeout 1800 -L unit
+    cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --timeout 1800 -L unit -j "$(nproc)"
     ;;
   lint)
     install_packages
     bash dev/lint.sh
+    ;;
+  fuzz)
+    install_packages "${fuzz_packages[@]}"
+    # Only the harnesses and the sources they call, instrumented (fuzz/CMakeLists.txt). Warnings
+    # are the g++ builds' business: clang's own set must not fail this one.
+    WB_TARGET=wb_fuzzers build build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DWB_FUZZ=ON -DWB_WERROR=OFF \
+      -DBUILD_TESTING=OFF -DWB_BENCH=OFF
+    # A smoke: every harness over its seeds plus 10 s of mutation. The long runs: bench/fuzz/run.sh.
+    work=$(mktemp -d /tmp/wb-fuzz-smoke-XXXXXX)
+    bash fuzz/fuzz.sh build-fuzz "$work" -seed=1 -max_total_time=10
+    rm -rf "$work"
     ;;
   bench)
     install_packages "${bench_packages[@]}"
     build build
     ;;
   *)
-    echo "usage: bash dev/setup.sh demo|test|asan|lint|bench" >&2
+    echo "usage: bash dev/setup.sh demo|test|asan|lint|fuzz|bench" >&2
     exit 2
     ;;
 esac

@@ -38,14 +38,14 @@ std::optional<std::uint64_t> process_start_ticks(pid_t pid) {
 }
 
 const OwnerId& this_process() {
-  static const OwnerId self = [] {
+  static const OwnerId kSelf = [] {
     OwnerId o;
     o.host = this_host_name();
     o.pid = getpid();
     o.start_ticks = process_start_ticks(getpid()).value_or(0);
     return o;
   }();
-  return self;
+  return kSelf;
 }
 
 bool alive_here(const OwnerId& owner) {

@@ -394,8 +394,14 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
       parts.push_back(parse_result(r.out));
     } catch (const std::exception& e) {
       stop_sut();
-      throw Error(fmt::format("wbload on {} printed an unreadable result: {} (output: {})", where, e.what(),
-                              tail(r.out, 120)));
+      throw Error(fmt::format("wbload on {} printed an unreadable or impossible result: {} (output: {})",
+                              where, e.what(), tail(r.out, 120)));
+    }
+    try {
+      check_result(parts.back(), LoadRequest{share, runlength_s, w.warmup_s, w.timeout_s});
+    } catch (const InputError& e) {
+      stop_sut();
+      throw Error(fmt::format("wbload on {} printed an impossible result: {}", where, e.what()));
     }
     if (options_.log && gens.size() > 1) {
       const LoadResult& p = parts.back();
@@ -437,6 +443,12 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
   t.max_ms = static_cast<double>(hist.max_ns()) / 1e6;
   t.cost_s = std::chrono::duration<double>(Clock::now() - started).count() + w.overhead_s;
   t.stage_ms = std::move(stage_ms);
+  try {
+    check_trial(t);
+  } catch (const Error& e) {
+    stop_sut();
+    throw Error(fmt::format("the generators' merged result is impossible: {}", e.what()));
+  }
   if (testbed_.sut.restart == Restart::kPerTrial) stop_sut();
   return t;
 }

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include <algorithm>
 #include <filesystem>
 
 #include "core/config_section.hpp"
 #include "core/error.hpp"
+#include "core/trial_limits.hpp"
+#include "harness/refserver_arguments.hpp"
 #include "harness/shell_quote.hpp"
 
 namespace wb {
@@ -33,8 +35,7 @@ HostConfig parse_host(ConfigSection& h) {
   std::string address = h.string_or("address", "local");
   c.local = address == "local";
   c.address = c.local ? "" : address;
-  c.port = static_cast<int>(h.integer_or("port", 22));
-  if (c.port < 1 || c.port > 65535) h.fail("port", "must be a TCP port (1-65535)");
+  c.port = h.integer_or("port", 22, 1, 65535, "must be a TCP port (1-65535)");
   c.user = h.string_or("user", "");
   c.identity = h.string_or("identity", "");
   c.known_hosts = h.string_or("known_hosts", "");
@@ -62,6 +63,10 @@ const HostConfig& TestbedConfig::host(const std::string& name) const {
 bool has_real_testbed(const Config& config) { return config.root().contains("sut"); }
 
 TestbedConfig parse_testbed(const Config& config) {
+  const Bounds seconds =
+      Bounds::positive(kMaxSeconds, fmt::format("must be positive, at most {:g} seconds", kMaxSeconds));
+  const Bounds pause = Bounds::non_negative(
+      kMaxSeconds, fmt::format("must not be negative, and at most {:g} seconds", kMaxSeconds));
   TestbedConfig tb;
   ConfigSection root(config.root(), config.file(), "");
   for (auto& h : root.table_array("hosts")) {
@@ -106,18 +111,15 @@ TestbedConfig parse_testbed(const Config& config) {
                 "ready = \"command\" needs ready_command, the command that exits 0 once the SUT is up");
     s.ready_command = sut->string("ready_command");
     check_template(*sut, "ready_command", s.ready_command, config);
-    s.ready_interval_s = sut->number_or("ready_interval_s", s.ready_interval_s);
-    if (!(s.ready_interval_s > 0)) sut->fail("ready_interval_s", "must be positive");
+    s.ready_interval_s = sut->number_or("ready_interval_s", s.ready_interval_s, seconds);
   } else {
     for (const char* key : {"ready_command", "ready_interval_s"}) {
       if (sut->has(key))
         sut->fail(key, fmt::format("is only used with ready = \"command\" (ready is \"{}\")", s.ready));
     }
   }
-  s.ready_timeout_s = sut->number_or("ready_timeout_s", s.ready_timeout_s);
-  if (!(s.ready_timeout_s > 0)) sut->fail("ready_timeout_s", "must be positive");
-  s.port = static_cast<int>(sut->integer_or("port", s.port));
-  if (s.port < 1 || s.port > 65535) sut->fail("port", "must be a TCP port (1-65535)");
+  s.ready_timeout_s = sut->number_or("ready_timeout_s", s.ready_timeout_s, seconds);
+  s.port = sut->integer_or("port", s.port, 1, 65535, "must be a TCP port (1-65535)");
   s.address = sut->string_or("address", s.address);
   std::string restart = sut->string_or("restart", "per-sample");
   if (restart == "per-sample")
@@ -126,8 +128,8 @@ TestbedConfig parse_testbed(const Config& config) {
     s.restart = Restart::kPerTrial;
   else
     sut->fail("restart", "must be \"per-sample\" or \"per-trial\"");
-  s.settle_s = sut->number_or("settle_s", 0);
-  if (s.settle_s < 0) sut->fail("settle_s", "must not be negative");
+  s.settle_s = sut->number_or("settle_s", 0, pause);
+  check_refserver_arguments(*sut, "start", s.start, config, tb);
   sut->finish();
 
   WorkloadConfig& w = tb.workload;
@@ -146,25 +148,30 @@ TestbedConfig parse_testbed(const Config& config) {
   check_template(*wl, "target", w.target, config);
   w.mix = wl->string_or("mix", "");
   if (!w.mix.empty()) check_template(*wl, "mix", w.mix, config);
-  w.connections = static_cast<int>(wl->integer_or("connections", w.connections));
-  if (w.connections < 1) wl->fail("connections", "must be at least 1");
-  w.threads = static_cast<int>(wl->integer_or("threads", w.threads));
-  if (w.threads < 1) wl->fail("threads", "must be at least 1");
+  w.connections = wl->integer_or("connections", w.connections, 1, kMaxConnections,
+                                 fmt::format("must be from 1 to {} (wbload --connections)", kMaxConnections));
+  w.threads = wl->integer_or("threads", w.threads, 1, std::min(kMaxGeneratorThreads, w.connections),
+                             fmt::format("must be from 1 to {} and at most connections ({}): every wbload "
+                                         "thread needs a connection",
+                                         kMaxGeneratorThreads, w.connections));
   w.arrivals = wl->string_or("arrivals", w.arrivals);
   if (w.arrivals != "poisson" && w.arrivals != "constant")
     wl->fail("arrivals", "must be poisson or constant");
-  w.warmup_s = wl->number_or("warmup_s", w.warmup_s);
-  if (w.warmup_s < 0) wl->fail("warmup_s", "must not be negative");
-  w.timeout_s = wl->number_or("timeout_s", w.timeout_s);
-  if (!(w.timeout_s > 0)) wl->fail("timeout_s", "must be positive");
+  w.warmup_s = wl->number_or("warmup_s", w.warmup_s, pause);
+  // wbload takes --timeout from 1 ms.
+  w.timeout_s = wl->number_or(
+      "timeout_s", w.timeout_s,
+      {1e-3, kMaxTimeoutSeconds, false, false,
+       fmt::format("must be a number of seconds from 0.001 to {:g} (wbload --timeout)", kMaxTimeoutSeconds)});
   if (wl->has("args")) {
     w.args = wl->string_array("args");
     for (const auto& a : w.args) check_template(*wl, "args", a, config);
   }
-  w.overhead_s = wl->number_or("overhead_s", 0);
-  w.deadline_slack_s = wl->number_or("deadline_slack_s", w.deadline_slack_s);
-  if (!(w.deadline_slack_s > 0) || !std::isfinite(w.deadline_slack_s))
-    wl->fail("deadline_slack_s", "must be a positive number of seconds");
+  w.overhead_s = wl->number_or("overhead_s", 0, pause);
+  w.deadline_slack_s = wl->number_or(
+      "deadline_slack_s", w.deadline_slack_s,
+      Bounds::positive(kMaxSeconds,
+                       fmt::format("must be a positive number of seconds, at most {:g}", kMaxSeconds)));
   wl->finish();
   return tb;
 }

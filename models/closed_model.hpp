@@ -35,6 +35,7 @@ struct ClosedResult {
   std::vector<ClosedCenterResult> centers;  // in the order given
   int iterations = 0;                       // iterative solvers: updates performed; 0 for exact ones
   bool converged = true;                    // iterative solvers: tolerance met within the iteration limit
+  int seidmann_centers = 0;                 // multi-server centers taken by Seidmann's approximation
 };
 
 // Throws wb::Error if a demand is negative or not finite, servers < 1, or think time < 0.

@@ -10,6 +10,7 @@
 #include "models/convolution.hpp"
 #include "models/evaluated_network.hpp"
 #include "models/mva.hpp"
+#include "models/pool_model.hpp"
 
 namespace wb {
 
@@ -29,8 +30,11 @@ struct Station {
   // kLoadDependent: the bit of this station in the complement masks when p(0|n) comes from the
   // network without it (see solve_outer), else -1.
   int complement_bit = -1;
-  double queue = 0;        // Q(n): mean requests at the station
-  std::vector<double> p;   // kLoadDependent: p(j|n) for j = 0..m−1
+  double queue = 0;  // Q(n): mean requests at the station
+  // kLoadDependent: p(j|n) for j = 0..m−1, in long double: p(j|n) = Π X/μ · p(0|n−j) grows by up
+  // to the amplification below (e^995 for 1000 servers), so a p(0|·) under the double range
+  // (~1e-308) can still carry much of p(·|n) later; long double holds down to ~1e-4932.
+  std::vector<long double> p;
   double residence = 0;    // R(n), ms
   std::size_t center = 0;  // the outer center it stands for, or the pool
 };
@@ -47,7 +51,7 @@ Station load_dependent(std::vector<double> rate, std::size_t center) {
   Station s;
   s.kind = Station::Kind::kLoadDependent;
   s.rate = std::move(rate);
-  s.p.assign(s.rate.size() - 1, 0.0);
+  s.p.assign(s.rate.size() - 1, 0.0L);
   s.p[0] = 1;  // population 0: empty
   s.center = center;
   return s;
@@ -78,13 +82,13 @@ double log_amplification(const Station& s) {
 // Σ_{i≥m} (i+1)·p(i|n−1) is Q(n−1) + 1 − Σ_{i<m} (i+1)·p(i|n−1).
 double ld_residence(const Station& s) {
   const std::size_t m = s.rate.size() - 1;
-  double r = 0, head = 0;
+  long double r = 0, head = 0;
   for (std::size_t j = 1; j <= m; ++j) {
-    r += static_cast<double>(j) / s.rate[j] * s.p[j - 1];
-    head += static_cast<double>(j) * s.p[j - 1];
+    r += static_cast<long double>(j) / s.rate[j] * s.p[j - 1];
+    head += static_cast<long double>(j) * s.p[j - 1];
   }
-  double tail = std::max(0.0, s.queue + 1 - head);
-  return r + tail / s.rate[m];
+  long double tail = std::max(0.0L, s.queue + 1 - head);
+  return static_cast<double>(r + tail / s.rate[m]);
 }
 
 // p(·|n) from p(·|n−1) and X(n): p(j|n) = X(n)/μ(j) · p(j−1|n−1) for j ≥ 1, and p(0|n) either
@@ -93,24 +97,27 @@ double ld_residence(const Station& s) {
 // normalizing constants G_c(n)/G(n) [Reiser 1981], free of the cancellation.
 void ld_update(Station& s, double throughput, const double* complement_throughput) {
   const std::size_t m = s.rate.size() - 1;
-  double below = 0;  // Σ_{i<m−1} p(i|n−1)
+  long double below = 0;  // Σ_{i<m−1} p(i|n−1)
   for (std::size_t i = 0; i + 1 < m; ++i) below += s.p[i];
-  double busy = throughput / s.rate[m] * std::max(0.0, 1 - below);
+  const auto x = static_cast<long double>(throughput);
+  long double busy = x / s.rate[m] * std::max(0.0L, 1 - below);
   for (std::size_t j = m - 1; j >= 1; --j) {
-    s.p[j] = throughput / s.rate[j] * s.p[j - 1];
+    s.p[j] = x / s.rate[j] * s.p[j - 1];
     busy += s.p[j];
   }
   if (complement_throughput != nullptr) {
     // An empty complement (nothing else and no think time) is never the only place requests are.
-    s.p[0] = std::isinf(*complement_throughput) ? 0 : s.p[0] * throughput / *complement_throughput;
+    s.p[0] = std::isinf(*complement_throughput) ? 0 : s.p[0] * x / *complement_throughput;
   } else {
     // The difference cancels near saturation; rounding must not make a probability negative.
-    s.p[0] = std::max(0.0, 1 - busy);
+    s.p[0] = std::max(0.0L, 1 - busy);
   }
 }
 
 // Above this magnification (see log_amplification) p(0|n) comes from the complement network.
 constexpr double kLogUnstable = 13.8;  // ln 1e6: errors of 1e-16 stay below 1e-10
+// Above this one p(0|·) could underflow even a long double (down to e^-11355): not solved exactly.
+constexpr double kLogRange = 11000;
 // Complement networks needed grow as 2^U in the number U of such stations.
 constexpr int kMaxComplementStations = 10;
 
@@ -118,18 +125,26 @@ constexpr int kMaxComplementStations = 10;
 // and leaves every station in its state at N. Stations whose p(0|n) needs the complement network
 // are solved in lockstep with every subset of them removed: network `mask` holds the stations
 // whose complement bit is set in it (and all others), and network mask − bit is its complement.
-double solve_outer(std::vector<Station>& stations, int population, double think_ms) {
-  int unstable = 0;
-  for (auto& s : stations) {
-    if (s.kind == Station::Kind::kLoadDependent && log_amplification(s) > kLogUnstable) {
-      s.complement_bit = unstable++;
-    }
-  }
+// Refuses more than kMaxComplementStations stations that need complement networks.
+void check_complements(const std::vector<Station>& stations) {
+  const auto unstable = std::count_if(stations.begin(), stations.end(), [](const Station& s) {
+    return s.kind == Station::Kind::kLoadDependent && log_amplification(s) > kLogUnstable;
+  });
   if (unstable > kMaxComplementStations) {
     throw InputError(fmt::format(
         "closed model: {} centers and pools have so many servers or tokens that their exact solution needs "
         "2^{} complement networks (at most {} such centers)",
         unstable, unstable, kMaxComplementStations));
+  }
+}
+
+double solve_outer(std::vector<Station>& stations, int population, double think_ms) {
+  check_complements(stations);
+  int unstable = 0;
+  for (auto& s : stations) {
+    if (s.kind == Station::Kind::kLoadDependent && log_amplification(s) > kLogUnstable) {
+      s.complement_bit = unstable++;
+    }
   }
   const std::size_t networks = std::size_t{1} << unstable;
   std::vector<std::vector<Station>> net(networks, stations);
@@ -166,11 +181,30 @@ double solve_outer(std::vector<Station>& stations, int population, double think_
   return throughput.back();
 }
 
+// What the exact solution of `stations` over populations 1..N costs: every network (2^U of them)
+// visits each station's kept probabilities (one value for the others) at every population.
+double exact_work(const std::vector<Station>& stations, int population) {
+  double per_network = 0;
+  int unstable = 0;
+  for (const auto& s : stations) {
+    if (s.kind != Station::Kind::kLoadDependent) {
+      per_network += 1;
+      continue;
+    }
+    per_network += static_cast<double>(s.rate.size());
+    const double log_a = log_amplification(s);
+    if (log_a > kLogRange) return std::numeric_limits<double>::infinity();
+    if (log_a > kLogUnstable) ++unstable;
+  }
+  return std::ldexp(per_network * population, std::min(unstable, 60));
+}
+
 // A pool as a flow-equivalent server, with what its results need.
 struct FlowEquivalent {
   const Pool* pool = nullptr;
-  PopulationCurve curve;  // of the inner centers, populations 0..m, m = min(T, N)
+  PopulationCurve curve;  // of the inner centers, populations 0..m, m = min(T, N, M)
   std::size_t station = 0;
+  bool truncated = false;  // m < min(T, N): μ(j) = X_in(m) taken for every j > m
 };
 
 void check_inputs(int clients, double think_ms, bool pools) {
@@ -204,12 +238,13 @@ ClosedResult solve_closed(const QueueNetwork& net, const Sample& sample, int cli
   const std::vector<Pool> pools = detail::pools_of(centers);
   check_inputs(clients, think_ms, !pools.empty());
   if (clients == 0) return light_load(centers);
-  if (pools.empty() && clients > kClosedExactLimit) {
+  auto schweitzer = [&] {
     std::vector<ClosedCenter> closed;
     closed.reserve(centers.size());
     for (const auto& e : centers) closed.push_back(as_closed(e));
     return mva_schweitzer(closed, clients, think_ms);
-  }
+  };
+  if (pools.empty() && clients > kClosedExactLimit) return schweitzer();
 
   // The outer network: centers outside pools, then one flow-equivalent server per pool.
   std::vector<Station> stations;
@@ -229,20 +264,69 @@ ClosedResult solve_closed(const QueueNetwork& net, const Sample& sample, int cli
     std::vector<ClosedCenter> inner;
     inner.reserve(p.inner.size());
     for (auto j : p.inner) inner.push_back(as_closed(centers[j]));
-    // More tokens than clients are never all held: solve the inner network up to min(T, N).
-    int m = std::min(centers[p.index].servers, clients);
+    // More tokens than clients are never all held: solve the inner network up to min(T, N), and
+    // beyond M populations take its throughput as constant (see models/pool_model.hpp).
+    const int held = std::min(centers[p.index].servers, clients);
+    int m = std::min(held, pool_curve_limit(inner.size()));
     FlowEquivalent f;
     f.pool = &p;
     f.curve = population_curve(inner, m);
     f.station = stations.size();
+    f.truncated = m < held;
     fes.push_back(std::move(f));
     stations.push_back(load_dependent(fes.back().curve.throughput, p.index));
+  }
+  check_complements(stations);
+  int seidmann = 0;
+  if (exact_work(stations, clients) > kClosedWorkBudget) {
+    // Too many servers below N for the exact multi-server recursion in bounded time.
+    if (pools.empty()) return schweitzer();
+    std::vector<Station> split;
+    std::size_t next_pool = 0;  // the pools' stations come last, in the order of `fes`
+    for (auto& s : stations) {
+      const Evaluated& e = centers[s.center];
+      if (s.kind == Station::Kind::kLoadDependent && !e.spec->pool) {
+        // Seidmann's approximation (models/mva.hpp): one server of D/c and a delay of D·(c−1)/c.
+        split.push_back(simple(Station::Kind::kQueue, e.demand_ms / e.servers, s.center));
+        split.push_back(simple(Station::Kind::kDelay, e.demand_ms - e.demand_ms / e.servers, s.center));
+        ++seidmann;
+        continue;
+      }
+      if (e.spec->pool) fes[next_pool++].station = split.size();
+      split.push_back(std::move(s));
+    }
+    stations = std::move(split);
+    if (exact_work(stations, clients) > kClosedWorkBudget) {
+      // Then the pools share what the budget leaves (each taken to need a complement network):
+      // their curves end earlier, completing at X_in(m) beyond (as past M above).
+      double others = 0;
+      for (const auto& st : stations) others += st.kind == Station::Kind::kLoadDependent ? 0 : 1;
+      const double per_pool =
+          (std::ldexp(kClosedWorkBudget / clients, -static_cast<int>(std::min<std::size_t>(fes.size(), 60))) -
+           others) /
+          static_cast<double>(fes.size());
+      for (auto& f : fes) {
+        const auto m = static_cast<std::size_t>(std::max(1.0, std::floor(per_pool) - 1));
+        if (m + 1 >= f.curve.throughput.size()) continue;
+        f.curve.throughput.resize(m + 1);
+        for (auto& q : f.curve.queue) q.resize(m + 1);
+        f.truncated = true;
+        stations[f.station] = load_dependent(f.curve.throughput, f.pool->index);
+      }
+    }
+    if (exact_work(stations, clients) > kClosedWorkBudget) {
+      throw InputError(fmt::format(
+          "closed model: {} clients with these pools need about {:.0e} steps of the exact solution (at most "
+          "{:.0e}): fewer clients, or fewer or smaller pools",
+          clients, exact_work(stations, clients), kClosedWorkBudget));
+    }
   }
   const double throughput = solve_outer(stations, clients, think_ms);
 
   ClosedResult r;
   r.population = clients;
   r.throughput = throughput;
+  r.seidmann_centers = seidmann;
   r.centers.resize(centers.size());
   for (std::size_t i = 0; i < centers.size(); ++i) {
     r.centers[i].name = centers[i].spec->name;
@@ -252,26 +336,34 @@ ClosedResult solve_closed(const QueueNetwork& net, const Sample& sample, int cli
   }
   for (const auto& s : stations) {
     if (centers[s.center].spec->pool) continue;
-    r.centers[s.center].residence = s.residence;
-    r.centers[s.center].queue_length = s.queue;
+    // A center split by Seidmann's approximation has two stations: its residence is their sum.
+    r.centers[s.center].residence += s.residence;
+    r.centers[s.center].queue_length += s.queue;
   }
   for (const auto& f : fes) {
     const Station& s = stations[f.station];
     const std::size_t m = s.rate.size() - 1;
     // p(j|N) for j < m as kept, and the rest of the mass at j >= m, where the inner network
-    // holds m requests (all tokens out, or every client in the pool).
-    double below = 0, tokens = 0;
+    // holds m requests (all tokens out, or every client in the pool) — or, past a truncated
+    // curve, more: their mean number, at most T, each adding its last increment to the queues.
+    double below = 0, tokens = 0, count_below = 0;
     for (std::size_t j = 0; j < m; ++j) {
-      below += s.p[j];
-      tokens += static_cast<double>(j) * s.p[j];
+      below += static_cast<double>(s.p[j]);
+      count_below += static_cast<double>(j) * static_cast<double>(s.p[j]);
     }
     double full = std::max(0.0, 1 - below);
-    tokens += static_cast<double>(m) * full;
+    double extra = 0;  // mean requests held beyond m, over the mass at j >= m
+    if (f.truncated && full > 0) {
+      const double tail_mean = std::max(static_cast<double>(m), (s.queue - count_below) / full);
+      extra =
+          std::min(tail_mean, static_cast<double>(centers[f.pool->index].servers)) - static_cast<double>(m);
+    }
+    tokens = count_below + (static_cast<double>(m) + extra) * full;
     double inside = 0;
     for (std::size_t k = 0; k < f.pool->inner.size(); ++k) {
       const auto& q = f.curve.queue[k];
-      double queue = full * q[m];
-      for (std::size_t j = 1; j < m; ++j) queue += s.p[j] * q[j];
+      double queue = full * (q[m] + extra * (m >= 1 ? q[m] - q[m - 1] : 0.0));
+      for (std::size_t j = 1; j < m; ++j) queue += static_cast<double>(s.p[j]) * q[j];
       auto& c = r.centers[f.pool->inner[k]];
       c.queue_length = queue;
       c.residence = queue / throughput;

@@ -26,7 +26,9 @@
 // p_k(0|n) is taken instead from the network without center k:
 //   p_k(0|n) = G_{−k}(n)/G(n) = p_k(0|n−1)·X(n)/X_{−k}(n)   [Reiser 1981],
 // a product of positive ratios. The complement networks are solved alongside, one per subset of
-// such centers (2^U for U of them; more than 10 is rejected).
+// such centers (2^U for U of them; more than 10 is rejected). The same magnification can carry a
+// p_k(0|n) below the smallest double (e^-708) into probabilities near 1 at larger n — from about
+// 700 servers on — so the kept probabilities are long doubles (down to e^-11355).
 //
 // Results per center in declaration order. A pool reports its token wait: queue_length the
 // requests waiting for a token, residence that over X, utilization the mean tokens held over T.
@@ -43,18 +45,25 @@
 // lognormal or deterministic FCFS service is not modeled. A request is taken to hold its token
 // for all its consecutive visits within the pool (see models/open_network.hpp).
 //
-// Large populations: without pools and N > 2000, Schweitzer's approximate MVA (mva_schweitzer of
-// models/mva.hpp, multi-server centers by Seidmann's approximation) replaces the exact solution,
-// and the result reports its iterations and convergence. With pools the exact solution costs
-// O(2^U·N·Σ m_k) plus population_curve's O(K_in²·min(T, N)²) per pool (sim.toml at 20000
-// clients and 100 threads: 40 ms), and N > 20000 is rejected.
+// Large populations and many servers, so that every solve takes bounded time: the exact solution
+// costs 2^U·N·Σ m_k steps, plus population_curve's O(K_in²·m²) per pool with m = min(T, N, M)
+// (M = pool_curve_limit of models/pool_model.hpp; a pool past M populations completes at X_in(M),
+// low by at most 1 − X_in(M)/X_up as there). Without pools, Schweitzer's approximate MVA
+// (mva_schweitzer of models/mva.hpp: multi-server centers with c < N by Seidmann's approximation,
+// those with c >= N as the delays they are) replaces it when N > 2000 or its work would exceed
+// kClosedWorkBudget (~0.4 s), and the result reports its iterations and convergence. With pools,
+// over the budget the multi-server centers outside pools take Seidmann's approximation
+// (seidmann_centers counts them), and then the P pools' curves end where the budget does, near
+// budget/(2^P·N) populations each, with the same bound as past M; a network over it even so is
+// rejected, as is N > 20000 (sim.toml at 20000 clients and 100 threads: 40 ms). Schweitzer's
+// iteration is O(K) per step, at most 100000 steps.
 //
 // Units: demands, times and residence in ms, throughput per ms (as ClosedResult's other
 // producers with ms demands). Pure function of (network, sample, N, Z).
 // Failure: wb::InputError if a server count or demand evaluates to something impossible for this
 // sample (naming the center, as solve_open does), if N < 0 or N > 20000 with pools (naming
-// --clients), if Z is negative or not finite (naming --think), or if more than 10 centers need
-// complement networks.
+// --clients), if Z is negative or not finite (naming --think), if more than 10 centers need
+// complement networks, or if a network with pools needs more than kClosedWorkBudget steps.
 #include "core/queue_network.hpp"
 #include "core/sample.hpp"
 #include "models/closed_model.hpp"
@@ -65,6 +74,9 @@ namespace wb {
 inline constexpr int kClosedExactLimit = 2000;
 // Above this population a network with pools is rejected (no approximate method handles pools).
 inline constexpr int kClosedPoolLimit = 20000;
+// The most work (network × population × kept probability steps, ~8 ns each) the exact solution
+// may take; see "Large populations".
+inline constexpr double kClosedWorkBudget = 5e7;
 
 ClosedResult solve_closed(const QueueNetwork& net, const Sample& sample, int clients, double think_ms);
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <boost/math/special_functions/gamma.hpp>
+
 #include <cmath>
 #include <limits>
 
@@ -12,6 +14,12 @@ namespace wb {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Up to this many servers Erlang B runs its recurrence (at most this many steps); above it, the
+// incomplete gamma function or a short series (see erlang_b), in time independent of c.
+constexpr int kRecurrenceServers = 1000;
+// Offered loads below c + kGammaBand·sqrt(c) use the incomplete gamma function.
+constexpr double kGammaBand = 30;
 
 void check_servers(int servers) {
   if (servers < 1) throw Error(fmt::format("queueing formula: {} servers (need at least 1)", servers));
@@ -27,10 +35,31 @@ void check_non_negative(const char* what, double v) {
 double erlang_b(int servers, double offered) {
   check_servers(servers);
   check_non_negative("offered load", offered);
-  // B(0) = 1, B(k) = a·B(k-1) / (k + a·B(k-1)): stable for any c, unlike a^c/c! sums.
-  double b = 1;
-  for (int k = 1; k <= servers; ++k) b = offered * b / (k + offered * b);
-  return b;
+  if (offered == 0) return 0;
+  const double c = servers;
+  if (servers <= kRecurrenceServers) {
+    // B(0) = 1, B(k) = a·B(k-1) / (k + a·B(k-1)): stable for any c, unlike a^c/c! sums.
+    double b = 1;
+    for (int k = 1; k <= servers; ++k) b = offered * b / (k + offered * b);
+    return b;
+  }
+  if (offered < c + kGammaBand * std::sqrt(c)) {
+    // B = P(X = c)/P(X <= c) for X ~ Poisson(a): the density over the regularized upper incomplete
+    // gamma function at (c+1, a). In this band P(X <= c) >= e^-460, so the ratio never underflows
+    // to 0/0; a density below the smallest double makes B = 0.
+    return boost::math::gamma_p_derivative(c + 1, offered) / boost::math::gamma_q(c + 1, offered);
+  }
+  // a >= c + 30·sqrt(c), where P(X <= c) may underflow: 1/B = Σ_{j=0..c} c!/((c−j)!·a^j), whose
+  // terms fall at least as fast as (c/a)^j, c/a <= 1/(1 + 30/sqrt(c)): within 1.5·sqrt(c) + 70
+  // terms (7e4 at the largest int c) they reach 2^-64 of the sum. Long double keeps the products'
+  // rounding below 1e-14.
+  long double term = 1, sum = 1;
+  const auto a = static_cast<long double>(offered);
+  for (long long j = 1; j <= servers && term > sum * 0x1p-64L; ++j) {
+    term *= static_cast<long double>(servers - j + 1) / a;
+    sum += term;
+  }
+  return static_cast<double>(1 / sum);
 }
 
 double erlang_c(int servers, double offered) {

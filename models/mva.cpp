@@ -27,17 +27,18 @@ void check_closed_model(const std::vector<ClosedCenter>& centers, double think_t
 namespace {
 
 // Seidmann's split of each center: a queueing part (single server, demand D/c) and a pure delay
-// part (D·(c−1)/c, or all of D for a delay center).
+// part (D·(c−1)/c, or all of D for a delay center, and for a center whose c >= N servers leave
+// none of the N customers waiting).
 struct Split {
   double queue_demand = 0;
   double delay_demand = 0;
   bool queues = false;
 };
 
-std::vector<Split> split(const std::vector<ClosedCenter>& centers) {
+std::vector<Split> split(const std::vector<ClosedCenter>& centers, int population) {
   std::vector<Split> s;
   for (const auto& c : centers) {
-    if (c.kind == ClosedCenterKind::kDelay) {
+    if (c.kind == ClosedCenterKind::kDelay || c.servers >= population) {
       s.push_back({0, c.demand, false});
     } else {
       double per_server = c.demand / c.servers;
@@ -95,7 +96,7 @@ std::vector<ClosedResult> mva_exact_all(const std::vector<ClosedCenter>& centers
                                         double think_time) {
   check_closed_model(centers, think_time);
   check_population(population);
-  auto parts = split(centers);
+  auto parts = split(centers, population);
   std::vector<double> queue(centers.size(), 0.0), next(centers.size(), 0.0);
   std::vector<ClosedResult> all;
   all.reserve(static_cast<std::size_t>(population));
@@ -121,7 +122,7 @@ ClosedResult mva_schweitzer(const std::vector<ClosedCenter>& centers, int popula
   check_closed_model(centers, think_time);
   check_population(population);
   if (population == 0) return empty_result(centers);
-  auto parts = split(centers);
+  auto parts = split(centers, population);
   std::size_t queueing = static_cast<std::size_t>(
       std::count_if(parts.begin(), parts.end(), [](const Split& s) { return s.queues; }));
   std::vector<double> queue(centers.size(), 0.0), next(centers.size(), 0.0), seen(centers.size(), 0.0);

@@ -7,7 +7,8 @@
 // single server of demand D/c in tandem with a delay of D·(c−1)/c. It is exact at N = 1 and in
 // the bottleneck limit and pessimistic in between (it queues customers that c real servers would
 // serve at once: 15% low in throughput near the knee for 4 servers, see tests/models/mva_test.cpp);
-// use solve_convolution() (models/convolution.hpp) for the exact multi-server answer.
+// use solve_convolution() (models/convolution.hpp) for the exact multi-server answer. A center
+// with c >= N servers is a delay center, exactly: none of the N customers ever waits.
 //
 // Pure functions; throw wb::Error for an invalid model (see check_closed_model) or population < 0.
 #include <vector>
@@ -26,8 +27,9 @@ struct SchweitzerOptions {
   // Stop when no queue length moves by more than tolerance·N in one update.
   double tolerance = 1e-10;
   int max_iterations = 100000;
-  // Starting queue lengths of the queueing centers, in order (delay centers skipped); empty:
-  // N spread evenly over the queueing centers, as [Jain 1991, §34.3] starts.
+  // Starting queue lengths of the queueing centers, in order (delay centers and centers with
+  // c >= N servers skipped); empty: N spread evenly over the queueing centers, as [Jain 1991,
+  // §34.3] starts.
   std::vector<double> initial_queue;
 };
 

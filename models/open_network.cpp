@@ -91,12 +91,30 @@ void solve_station(const Evaluated& e, double lambda_per_ms, CenterResult* out) 
   out->response_ms = c.visits * (e.per_visit_ms + wait);
 }
 
-}  // namespace
+// The network evaluated for one sample with each pool's flow-equivalent server built: what the
+// solves at every rate share (building a pool's model costs more than solving it at one rate).
+struct Prepared {
+  std::vector<Evaluated> centers;
+  std::vector<Pool> pools;
+  std::vector<PoolModel> models;  // one per pool, in the order of `pools`
+};
 
-OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lambda) {
+Prepared prepare(const QueueNetwork& net, const Sample& sample) {
+  Prepared p;
+  p.centers = evaluate(net, sample);
+  p.pools = pools_of(p.centers);
+  for (const auto& pool : p.pools) p.models.push_back(pool_model(p.centers, pool));
+  return p;
+}
+
+void check_rate(double lambda) {
   if (!(lambda >= 0) || !std::isfinite(lambda))
     throw Error(fmt::format("open network: rate {} (need a finite value >= 0)", lambda));
-  auto centers = evaluate(net, sample);
+}
+
+OpenResult solve_prepared(const Prepared& prepared, double lambda) {
+  check_rate(lambda);
+  const std::vector<Evaluated>& centers = prepared.centers;
   double per_ms = lambda / 1000.0;
   OpenResult r;
   r.lambda = lambda;
@@ -106,11 +124,13 @@ OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lamb
     out.name = centers[i].spec->name;
     out.pool = centers[i].spec->pool;
     out.servers = centers[i].servers;
+    out.visits = out.pool ? 1 : centers[i].spec->visits;
     out.demand_ms = centers[i].demand_ms;
     if (!out.pool && centers[i].spec->within.empty()) solve_station(centers[i], per_ms, &out);
   }
-  for (const auto& p : pools_of(centers)) {
-    PoolModel model = pool_model(centers, p);
+  for (std::size_t i = 0; i < prepared.pools.size(); ++i) {
+    const Pool& p = prepared.pools[i];
+    const PoolModel& model = prepared.models[i];
     PoolModel::State s = pool_state(centers, p, model, per_ms);
     auto& out = r.centers[p.index];
     out.utilization = s.tokens_busy / model.tokens();
@@ -140,15 +160,25 @@ OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lamb
   return r;
 }
 
-double saturation_rate(const QueueNetwork& net, const Sample& sample) {
-  auto centers = evaluate(net, sample);
+double saturation_of(const Prepared& prepared) {
   double best = kInf;  // per ms
-  for (const auto& e : centers) {
+  for (const auto& e : prepared.centers) {
     if (e.spec->pool || !e.spec->within.empty() || e.spec->discipline == Discipline::kDelay) continue;
     best = std::min(best, e.servers / e.demand_ms);
   }
-  for (const auto& p : pools_of(centers)) best = std::min(best, pool_model(centers, p).capacity());
+  for (const auto& model : prepared.models) best = std::min(best, model.capacity());
   return best * 1000.0;
+}
+
+}  // namespace
+
+OpenResult solve_open(const QueueNetwork& net, const Sample& sample, double lambda) {
+  check_rate(lambda);
+  return solve_prepared(prepare(net, sample), lambda);
+}
+
+double saturation_rate(const QueueNetwork& net, const Sample& sample) {
+  return saturation_of(prepare(net, sample));
 }
 
 double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sat_ms) {
@@ -156,11 +186,13 @@ double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sa
 }
 
 std::vector<double> predicted_peaks(const QueueNetwork& net, const Sample& sample,
-                                    const std::vector<double>& r_sat_ms) {
+                                    const std::vector<double>& r_sat_ms,
+                                    const std::function<void()>& between_solves) {
   for (double r : r_sat_ms)
     if (!(r > 0)) throw Error(fmt::format("predicted peak: R_sat {} ms (need > 0)", r));
-  const double r_idle = solve_open(net, sample, 0).response_ms;
-  const double lambda_max = saturation_rate(net, sample);
+  const Prepared prepared = prepare(net, sample);
+  const double r_idle = solve_prepared(prepared, 0).response_ms;
+  const double lambda_max = saturation_of(prepared);
   // Each root is that of 1/R(λ) − 1/R_sat rather than of R(λ) − R_sat: the same λ*, but where R
   // grows like 1/(λ_max − λ) towards saturation, 1/R falls almost linearly to 0 (exactly so for
   // M/M/1), which TOMS 748's interpolation follows in a few steps. And it is known at both ends of
@@ -173,7 +205,10 @@ std::vector<double> predicted_peaks(const QueueNetwork& net, const Sample& sampl
   if (std::isfinite(lambda_max)) inverse_r.emplace(lambda_max, 0.0);
   auto inverse_response = [&](double lambda) {
     auto [it, fresh] = inverse_r.try_emplace(lambda, 0.0);
-    if (fresh) it->second = 1 / solve_open(net, sample, lambda).response_ms;
+    if (fresh) {
+      if (between_solves) between_solves();
+      it->second = 1 / solve_prepared(prepared, lambda).response_ms;
+    }
     return it->second;
   };
   std::vector<double> out;

@@ -16,6 +16,7 @@
 // Units: rates in requests/s, times in ms, as in configs. Pure functions of (network, sample).
 // Failure: wb::InputError if, for this sample, a server count is not a whole number >= 1 or a
 // demand is not positive (an expression of factors can evaluate to anything), naming the center.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct CenterResult {
   std::string name;
   bool pool = false;
   int servers = 1;         // servers, or tokens for a pool
+  double visits = 1;       // per request (a pool: 1, its token is taken once)
   double demand_ms = 0;    // per request: visits × per-visit demand; a pool: the sum over its
                            // inner centers (the token holding time at light load)
   double utilization = 0;  // busy fraction per server (pool: mean tokens held / tokens); 0 for delay
@@ -62,8 +64,11 @@ double predicted_peak(const QueueNetwork& net, const Sample& sample, double r_sa
 // R_sat·(1 ∓ s), in the order given: each root is bracketed by the rates solved for the ones
 // before it, so a limit near an earlier one costs about half the network solves. The same values
 // as predicted_peak (which is this for one limit), to its tolerance.
+// `between_solves`, if given, is called before each network solve and may throw to abandon the
+// search (the controller stops it on an interrupt this way: models/ reads no signals itself).
 std::vector<double> predicted_peaks(const QueueNetwork& net, const Sample& sample,
-                                    const std::vector<double>& r_sat_ms);
+                                    const std::vector<double>& r_sat_ms,
+                                    const std::function<void()>& between_solves = {});
 
 // Every center except the pools (those outside pools and those within them) as a closed model
 // (demand per request in ms), for the operational laws of models/operational_laws.hpp. A pool's

@@ -37,6 +37,16 @@
 // Role: models/open_network uses the exact QBD of models/pool_qbd.hpp where its phase space is
 // small and this model otherwise; the pool's capacity X(N_P) always comes from here.
 //
+// Many tokens: the convolution costs O(K²·N_P²) for K inner centers, so X(n) is computed for
+// n <= M = max(100, 2000/K) only (pool_curve_limit). With N_P > M tokens:
+//  - inner centers all delays: the pool is exactly an M/M/N_P queue of service time Σ D_k (Erlang C);
+//  - else levels n > M complete at X(M), and the inner queues grow past Q_k(M) by the increments
+//    Q_k(M) − Q_k(M−1) per request (the share of each extra request the bottleneck takes), the sums
+//    over levels in closed form. X(n) rises towards X_up = min_k c_k/D_k, so the capacity is low by
+//    at most 1 − X(M)/X_up: nothing once the bottleneck has all its servers busy — a single
+//    c-server station from n = c on, configs/sim.toml's pool well within M — and (K−1)/M for K
+//    tied single-server bottlenecks; larger where delays inside the pool keep X(M) far from X_up.
+//
 // Units: demands and times in ms, rates per ms. Immutable after construction; safe to share
 // between threads. Construction throws wb::Error for an invalid inner model or tokens < 1.
 #include <vector>
@@ -54,9 +64,9 @@ class PoolModel {
   PoolModel(int tokens, std::vector<ClosedCenter> inner, double holding_scv = 1);
 
   int tokens() const { return tokens_; }
-  // X(N_P): the largest arrival rate the pool sustains, per ms.
-  double capacity() const { return curve_.throughput.back(); }
-  // X(n), n = 0..N_P, per ms.
+  // X(N_P): the largest arrival rate the pool sustains, per ms (with more than M tokens, see above).
+  double capacity() const { return capacity_; }
+  // X(n), n = 0..min(N_P, M), per ms.
   const std::vector<double>& throughput_curve() const { return curve_.throughput; }
   // κ = X(N_P)·E[H0]/N_P in (0, 1]: 1 when the inner centers never make requests wait.
   double contention_free_share() const;
@@ -73,10 +83,18 @@ class PoolModel {
   State at(double arrival_rate) const;
 
  private:
+  State all_delays_at(double arrival_rate) const;
+
   int tokens_;
   std::vector<ClosedCenter> inner_;
   double holding_scv_;
-  PopulationCurve curve_;
+  PopulationCurve curve_;  // populations 0..min(N_P, M)
+  double capacity_ = 0;
+  bool all_delays_ = false;  // no inner center queues
 };
+
+// M: the largest population the flow-equivalent server of `inner_centers` centers is solved for
+// exactly (the convolution's cost K²·M² stays near 4e6).
+int pool_curve_limit(std::size_t inner_centers);
 
 }  // namespace wb

@@ -13,20 +13,20 @@ ProbeConfig probe_config(const Config& config) {
   ConfigSection root(config.root(), config.file(), "");
   std::optional<ConfigSection> s = root.table("probing");
   if (!s) return p;
-  p.tolerance = s->number_or("tolerance", p.tolerance);
-  if (!(p.tolerance > 0) || p.tolerance >= 1) s->fail("tolerance", "must be in (0, 1), e.g. 0.15");
-  p.window_start_s = s->number_or("window_start_s", p.window_start_s);
-  if (!(p.window_start_s >= 0)) s->fail("window_start_s", "must be >= 0 seconds");
-  p.top_attributes = static_cast<int>(s->integer_or("top_attributes", p.top_attributes));
-  if (p.top_attributes < 1) s->fail("top_attributes", "must be >= 1");
-  p.radius = static_cast<int>(s->integer_or("radius", p.radius));
-  if (p.radius < 0) s->fail("radius", "must be >= 0 levels (0: every level)");
-  p.min_leaf = static_cast<int>(s->integer_or("min_leaf", p.min_leaf));
-  if (p.min_leaf < 1) s->fail("min_leaf", "must be >= 1");
-  p.poll_s = s->number_or("poll_s", p.poll_s);
-  if (!(p.poll_s > 0)) s->fail("poll_s", "must be > 0 seconds");
-  p.lock_timeout_s = s->number_or("lock_timeout_s", p.lock_timeout_s);
-  if (!(p.lock_timeout_s >= 0)) s->fail("lock_timeout_s", "must be >= 0 seconds (0: never take over)");
+  // Durations up to about three years: past that a wait is a typo, and time arithmetic on it overflows.
+  constexpr double kMaxWait = 1e8;
+  p.tolerance = s->number_or("tolerance", p.tolerance, {0, 1, true, true, "must be in (0, 1), e.g. 0.15"});
+  p.window_start_s = s->number_or("window_start_s", p.window_start_s,
+                                  Bounds::non_negative(kMaxWait, "must be >= 0 seconds, at most 1e8"));
+  p.top_attributes = s->integer_or("top_attributes", p.top_attributes, 1, 1000, "must be from 1 to 1000");
+  p.radius = s->integer_or("radius", p.radius, 0, 1000, "must be from 0 (every level) to 1000 levels");
+  p.min_leaf = s->integer_or("min_leaf", p.min_leaf, 1, 1000000, "must be from 1 to 1000000");
+  p.poll_s = s->number_or("poll_s", p.poll_s, Bounds::positive(kMaxWait, "must be > 0 seconds, at most 1e8"));
+  if (s->has("lock_timeout_s")) {
+    s->fail("lock_timeout_s",
+            "no longer used: an agent's probe is taken over when the agent dies (its heartbeat stops "
+            "for [testbed] lease_timeout_s); remove the key");
+  }
   s->finish();
   return p;
 }

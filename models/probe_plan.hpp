@@ -24,8 +24,6 @@ struct ProbeConfig {
   int radius = 2;                         // levels on each side of the mismatch point; 0: every level
   int min_leaf = 3;                       // Z-CART: observations in each child of a split
   double poll_s = 60;                     // `agent` without --once: sleep between looks for due probes
-  // A probe "running" under a lock older than this is taken over (its agent died); 0: never.
-  double lock_timeout_s = 86400;
 };
 
 // Reads [probing]; throws InputError "FILE:LINE:probing.KEY: ..." for a bad or unknown key.

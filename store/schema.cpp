@@ -180,7 +180,21 @@ ALTER TABLE mismatches ADD COLUMN center_json TEXT;   -- [{center, predicted_ms,
     R"sql(
 ALTER TABLE surface_points ADD COLUMN seed_elasticity REAL;   -- d ln R / d ln λ of the neighbours; NULL: none
 )sql",
-    // 6 -> 7: every process group a controller started on a testbed, until it is stopped: the next
+    // 6 -> 7: one owner per search, surface point and probe: a lease with a heartbeat, which a
+    // controller takes over only when its holder is dead (DESIGN.md "Security and failure").
+    R"sql(
+CREATE TABLE leases (
+  resource     TEXT PRIMARY KEY,       -- "search:12", "point:3:5" (surface 3, position 5), "probe:7"
+  owner_host   TEXT NOT NULL,
+  owner_pid    INTEGER NOT NULL,
+  owner_start  INTEGER NOT NULL,       -- the pid's start time (clock ticks after boot): pids are reused
+  acquired_at  REAL NOT NULL,          -- unix seconds
+  heartbeat_at REAL NOT NULL,          -- unix seconds; renewed while the owner lives
+  cancel       INTEGER NOT NULL DEFAULT 0   -- someone asked the owner to stop (probe cancel)
+);
+CREATE INDEX leases_by_owner ON leases(owner_host, owner_pid);
+)sql",
+    // 7 -> 8: every process group a controller started on a testbed, until it is stopped: the next
     // run on the testbed kills what a dead controller left (DESIGN.md "Security and failure").
     R"sql(
 CREATE TABLE processes (

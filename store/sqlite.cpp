@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <thread>
+
 #include "core/error.hpp"
 
 namespace wb::store {
@@ -21,7 +24,19 @@ Database::Database(const std::string& path) {
     throw Error(fmt::format("cannot open store {}: {}", path, msg));
   }
   sqlite3_busy_timeout(db_, 10000);
-  exec("PRAGMA journal_mode=WAL");
+  // Switching a new file to WAL needs an exclusive lock, and SQLite reports SQLITE_BUSY at once
+  // (no busy handler) when another process creates the same store at that moment: retry.
+  for (int waited_ms = 0;; waited_ms += 10) {
+    const int wal = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (wal == SQLITE_OK) break;
+    if ((wal != SQLITE_BUSY && wal != SQLITE_LOCKED) || waited_ms >= 10000) {
+      std::string msg = sqlite3_errmsg(db_);
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw Error(fmt::format("cannot open store {}: {} (sqlite code {})", path, msg, wal));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   // In WAL mode NORMAL survives a process crash (only power loss can drop the last commits).
   exec("PRAGMA synchronous=NORMAL");
   exec("PRAGMA foreign_keys=ON");
@@ -92,17 +107,21 @@ std::string Statement::column_text(int i) const {
   return t != nullptr ? reinterpret_cast<const char*>(t) : std::string();
 }
 
+Transaction::Transaction(Database& db) : db_(db), nested_(sqlite3_get_autocommit(db.handle()) == 0) {
+  db_.exec(nested_ ? "SAVEPOINT wb_nested" : "BEGIN IMMEDIATE");
+}
+
 Transaction::~Transaction() noexcept {
   if (!done_) {
     try {
-      db_.exec("ROLLBACK");
+      db_.exec(nested_ ? "ROLLBACK TO wb_nested; RELEASE wb_nested" : "ROLLBACK");
     } catch (...) {  // nothing more to do in a destructor
     }
   }
 }
 
 void Transaction::commit() {
-  db_.exec("COMMIT");
+  db_.exec(nested_ ? "RELEASE wb_nested" : "COMMIT");
   done_ = true;
 }
 

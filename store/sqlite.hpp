@@ -63,10 +63,12 @@ class Statement {
   sqlite3_stmt* stmt_;
 };
 
-// RAII transaction: commits in commit(), rolls back in the destructor otherwise.
+// RAII transaction: commits in commit(), rolls back in the destructor otherwise. Inside another
+// transaction it is a savepoint, so store operations compose into one atomic step (the outermost
+// one takes the write lock first: BEGIN IMMEDIATE).
 class Transaction {
  public:
-  explicit Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+  explicit Transaction(Database& db);
   ~Transaction() noexcept;
   void commit();
   Transaction(const Transaction&) = delete;
@@ -74,6 +76,7 @@ class Transaction {
 
  private:
   Database& db_;
+  bool nested_ = false;
   bool done_ = false;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -205,6 +206,53 @@ class Store {
   // Cancels a probe that is not done; returns false when it is done or cancelled already.
   // Throws InputError for an unknown id.
   bool cancel_probe(std::int64_t id);
+
+  // Leases (DESIGN.md "Security and failure"): one owner per search ("search:ID"), surface point
+  // ("point:SURFACE:POSITION") and probe ("probe:ID"). Times are unix seconds of the owner's clock.
+  struct LeaseRow {
+    std::string resource;
+    OwnerId owner;
+    double acquired_at = 0, heartbeat_at = 0;
+    bool cancel = false;  // someone asked the owner to stop
+  };
+  // Whether a holder may be taken over because it is dead. The store never looks at processes:
+  // the caller judges (controller/leases.hpp).
+  using HolderDead = std::function<bool(const LeaseRow&)>;
+  // Takes `resource` for `owner` in one write transaction (a savepoint inside the caller's): when
+  // it is free, already `owner`'s, or held by an owner `dead` judges dead. Returns nullopt when
+  // taken, else the live holder's lease (nothing changed).
+  std::optional<LeaseRow> acquire_lease(const std::string& resource, const OwnerId& owner, double now,
+                                        const HolderDead& dead);
+  // Gives up `resource` if `owner` holds it.
+  void release_lease(const std::string& resource, const OwnerId& owner);
+  // Gives up every lease of `owner`.
+  void release_leases(const OwnerId& owner);
+  // The heartbeat: renews every lease of `owner` and returns those someone asked it to stop.
+  std::vector<std::string> renew_leases(const OwnerId& owner, double now);
+  std::optional<LeaseRow> lease(const std::string& resource);
+  // Asks the holder of `resource` to stop (it sees the request at its next heartbeat); false when
+  // nobody holds it.
+  bool request_cancel(const std::string& resource);
+
+  // A search opened for one controller: new, or an unfinished one resumed. `holder` is set (and
+  // nothing changed) when a live controller runs the matching search now.
+  struct OpenedSearch {
+    std::int64_t id = 0;
+    bool resumed = false;
+    std::optional<LeaseRow> holder;
+  };
+  // In one write transaction: the newest unfinished search (running or interrupted, not a
+  // surface's) with `r`'s testbed, sample, target, policy, seed and options is resumed under
+  // `owner`'s lease "search:ID" unless a live owner holds it; without one a new search begins
+  // under a new lease.
+  OpenedSearch open_search(const SearchRecord& r, const OwnerId& owner, double now, const HolderDead& dead);
+  // begin_search and its lease in one transaction (a search never exists without its owner).
+  std::int64_t begin_owned_search(const SearchRecord& r, const OwnerId& owner, double now);
+  // Sets a search's status (running when resumed, interrupted when its controller stopped).
+  void set_search_status(std::int64_t id, const std::string& status);
+  // Marks every search still "running" whose lease is missing or held by a dead owner as
+  // "interrupted" (and drops the dead lease). Returns their ids.
+  std::vector<std::int64_t> mark_interrupted(const HolderDead& dead);
 
   // Process groups a controller started on a testbed and has not stopped yet (DESIGN.md
   // "Security and failure"): written when one starts, deleted when it is stopped, so rows left

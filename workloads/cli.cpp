@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/cli_numbers.hpp"
 #include "core/error.hpp"
+#include "core/trial_limits.hpp"
 #include "workloads/engine.hpp"
 #include "workloads/histogram.hpp"
 
@@ -54,34 +56,35 @@ int wbload_main(int argc, char** argv) {
       ->required();
   app.add_option("--rate", o.rate, "offered rate λ in requests/s (all threads together)")
       ->required()
-      ->check(CLI::Range(1e-3, 1e8));
+      ->check(cli::finite_number(1e-3, kMaxRate));
   app.add_option("--duration", o.duration_s, "measurement window in seconds")
       ->required()
-      ->check(CLI::Range(1e-3, 1e6));
+      ->check(cli::finite_number(1e-3, kMaxSeconds));
   app.add_option("--warmup", o.warmup_s, "warm-up seconds before the window, not counted (default 0)")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(cli::finite_number(0, kMaxSeconds));
   app.add_option("--connections", o.connections, "connections opened before the start (default 16)")
-      ->check(CLI::Range(1, 100000));
+      ->transform(cli::whole_number(1, kMaxConnections));
   app.add_option("--max-connections", o.max_connections,
                  "pool limit when all connections are busy (default 4 x --connections)")
-      ->check(CLI::Range(1, 100000));
+      ->transform(cli::whole_number(1, kMaxConnections));
   app.add_option("--threads", o.threads,
                  "worker threads, each with its own event loop and λ/threads (default 1)")
-      ->check(CLI::Range(1, 256));
+      ->transform(cli::whole_number(1, kMaxGeneratorThreads));
   app.add_option("--mix", mix_file, "request mix TOML (see workloads/mixes/); default: a built-in mix")
       ->check(CLI::ExistingFile);
   app.add_option("--arrivals", arrivals, "constant | poisson inter-arrival times (default constant)")
       ->check(CLI::IsMember({"constant", "poisson"}));
   app.add_option("--timeout", o.timeout_s,
                  "per-request timeout in seconds from the intended send time (default 5)")
-      ->check(CLI::Range(1e-3, 3600.0));
+      ->check(cli::finite_number(1e-3, kMaxTimeoutSeconds));
   app.add_option("--late-ms", o.late_ms,
                  "a send starting later than this after its intended time is late (default 1)")
-      ->check(CLI::Range(0.0, 1e6));
-  app.add_option("--seed", o.seed, "random seed for arrivals and the mix (default 1)");
+      ->check(cli::finite_number(0, 1e6));
+  app.add_option("--seed", o.seed, "random seed for arrivals and the mix (default 1)")
+      ->transform(cli::seed_number());
   app.add_option("--intervals", o.interval_s,
                  "also report figures per interval of this many seconds (e.g. 1)")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(cli::finite_number(0, kMaxSeconds));
   app.add_flag("--json", json, "print one JSON object instead of text");
   app.add_flag("--version", version, "print the version line and exit");
 

@@ -29,6 +29,13 @@ Parsed parse_protocol_error() {
   return p;
 }
 
+Parsed parse_need_more(std::string_view in, std::size_t needed) {
+  if (in.size() > kMaxResponseSize || needed > kMaxResponseSize) return parse_protocol_error();
+  Parsed p;
+  p.length = needed;
+  return p;
+}
+
 std::size_t line_end(std::string_view in, std::size_t from) {
   std::size_t pos = in.find("\r\n", from);
   return pos == std::string_view::npos ? pos : pos + 2;

@@ -13,9 +13,18 @@
 #include <string>
 #include <string_view>
 
+#include "core/rpc_protocol.hpp"
 #include "workloads/mix.hpp"
 
 namespace wb {
+
+// The longest status line, header block or reply line a codec waits for.
+constexpr std::size_t kMaxHeaderSize = 64 * 1024;
+// The most bytes one response may take: a body of at most rpc::kMaxFrame (a mix's sizes stay
+// below it) after a head of at most kMaxHeaderSize. The worker buffers whole responses and grows
+// its buffer to the length a partial one announces, so a server announcing more, or sending more
+// without completing a response, gets a protocol error instead of the memory.
+constexpr std::size_t kMaxResponseSize = kMaxHeaderSize + rpc::kMaxFrame + 16;
 
 // Where requests go. `path` and `host_header` only matter for http.
 struct Target {
@@ -65,6 +74,9 @@ std::unique_ptr<Codec> make_codec(const Mix& mix, const Target& target);
 
 // Helpers shared by the text protocols.
 Parsed parse_protocol_error();
+// Not done yet: `needed` total bytes if known (else 0) — or a protocol error once `in` or
+// `needed` exceeds kMaxResponseSize.
+Parsed parse_need_more(std::string_view in, std::size_t needed);
 // Position just past the first "\r\n" at or after `from`, or npos.
 std::size_t line_end(std::string_view in, std::size_t from);
 

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "core/error.hpp"
 
@@ -89,6 +90,36 @@ std::uint64_t get_varint(std::string_view in, std::size_t& pos) {
     if ((b & 0x80) == 0) return v;
   }
   throw InputError("histogram.buckets: varint longer than 64 bits");
+}
+
+// sum and sum_sq are what the mean and the standard deviation come from, and nothing else checks
+// them: with n values in [min, max], sum/n lies in [min, max] and sum_sq lies in [sum²/n, n·max²].
+// The slack covers the rounding of sums of doubles.
+void check_sums(std::uint64_t count, std::uint64_t min, std::uint64_t max, double sum, double sum_sq) {
+  auto text = [](double v) {
+    std::ostringstream o;
+    o.precision(10);
+    o << v;
+    return o.str();
+  };
+  if (!std::isfinite(sum) || sum < 0)
+    throw InputError("histogram.sum: " + text(sum) + " is not a sum of latencies");
+  if (!std::isfinite(sum_sq) || sum_sq < 0)
+    throw InputError("histogram.sum_sq: " + text(sum_sq) + " is not a sum of squared latencies");
+  if (count == 0) {
+    if (sum != 0 || sum_sq != 0 || max != 0)
+      throw InputError("histogram.sum: an empty histogram has a non-zero sum, sum_sq or max");
+    return;
+  }
+  const double n = static_cast<double>(count);
+  const double lo = static_cast<double>(min), hi = static_cast<double>(max);
+  const double mean = sum / n;
+  if (mean < lo * (1 - 1e-6) - 1 || mean > hi * (1 + 1e-6) + 1)
+    throw InputError("histogram.sum: the mean " + text(mean) + " ns lies outside [min, max] = [" + text(lo) +
+                     ", " + text(hi) + "] ns");
+  if (sum_sq < sum * mean * (1 - 1e-6) - 1 || sum_sq > n * hi * hi * (1 + 1e-6) + 1)
+    throw InputError("histogram.sum_sq: " + text(sum_sq) + " is impossible for " + text(n) +
+                     " values with this sum and max");
 }
 
 }  // namespace
@@ -221,7 +252,7 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   LatencyHistogram h;
   std::string raw = base64_decode(b.get<std::string>());
   std::size_t pos = 0;
-  std::int64_t prev = -1;
+  std::int64_t first = -1, prev = -1;
   std::uint64_t total = 0;
   while (pos < raw.size()) {
     std::uint64_t gap = get_varint(raw, pos);
@@ -230,9 +261,12 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
     if (gap >= h.counts_.size() || idx >= h.counts_.size())
       throw InputError("histogram.buckets: bucket index out of range");
     if (n == 0) throw InputError("histogram.buckets: empty bucket listed");
+    if (n > std::numeric_limits<std::uint64_t>::max() - total)
+      throw InputError("histogram.buckets: the counts overflow");
     h.counts_[idx] = n;
     total += n;
     prev = static_cast<std::int64_t>(idx);
+    if (first < 0) first = prev;
   }
   h.count_ = u64("count");
   if (total != h.count_) throw InputError("histogram.count: does not equal the sum of the buckets");
@@ -240,9 +274,17 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   h.max_ = u64("max");
   h.sum_ = num("sum");
   h.sum_sq_ = num("sum_sq");
-  if (h.count_ > 0 &&
-      (h.min_ > h.max_ || h.counts_[bucket_index(h.min_)] == 0 || h.counts_[bucket_index(h.max_)] == 0))
+  // What record() could have produced: min and max in the outermost non-empty buckets, and sums
+  // between count * min and count * max (of squares likewise), up to the doubles' rounding.
+  if (h.count_ == 0) {
+    if (h.min_ != 0 || h.max_ != 0 || h.sum_ != 0 || h.sum_sq_ != 0)
+      throw InputError("histogram: an empty histogram has min, max, sum and sum_sq 0");
+    return h;
+  }
+  if (h.min_ > h.max_ || bucket_index(h.min_) != static_cast<std::size_t>(first) ||
+      bucket_index(h.max_) != static_cast<std::size_t>(prev))
     throw InputError("histogram.min/max: inconsistent with the buckets");
+  check_sums(h.count_, h.min_, h.max_, h.sum_, h.sum_sq_);
   return h;
 }
 

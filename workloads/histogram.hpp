@@ -25,7 +25,10 @@
 // The JSON form (see to_json/from_json) is
 //   {"encoding":"wb-loglin-v1","unit":"ns","precision_bits":8,"count":N,"min":ns,"max":ns,
 //    "sum":ns,"sum_sq":ns^2,"buckets":"<base64>"}
-// and from_json rejects any other encoding or precision with wb::InputError.
+// and from_json rejects any other encoding or precision with wb::InputError, as well as figures
+// no set of recorded values has: bucket counts that do not add up to count, min/max outside the
+// buckets, a negative or non-finite sum, a mean outside [min, max], sum_sq below sum²/count or
+// above count·max².
 //
 // Threads: not synchronized; each thread records into its own histogram and they are merged.
 #include <cstdint>

@@ -9,8 +9,6 @@
 namespace wb {
 namespace {
 
-constexpr std::size_t kMaxHeader = 64 * 1024;
-
 bool iequals_prefix(std::string_view line, std::string_view name) {
   if (line.size() < name.size()) return false;
   for (std::size_t i = 0; i < name.size(); ++i) {
@@ -82,8 +80,9 @@ class HttpCodec final : public Codec {
   Parsed parse(std::string_view in, std::uint64_t) const override {
     Parsed p;
     std::size_t head_end = in.find("\r\n\r\n");
-    if (head_end == std::string_view::npos) return in.size() > kMaxHeader ? parse_protocol_error() : p;
+    if (head_end == std::string_view::npos) return in.size() > kMaxHeaderSize ? parse_protocol_error() : p;
     head_end += 4;
+    if (head_end > kMaxHeaderSize) return parse_protocol_error();  // however the bytes arrived
     std::string_view head = in.substr(0, head_end);
     // Status line: HTTP/1.x SSS reason
     if (head.size() < 12 || head.substr(0, 7) != "HTTP/1.") return parse_protocol_error();
@@ -101,6 +100,7 @@ class HttpCodec final : public Codec {
         std::string_view v = trim(line.substr(15));
         auto [p2, e2] = std::from_chars(v.data(), v.data() + v.size(), content_length);
         if (e2 != std::errc() || p2 != v.data() + v.size()) return parse_protocol_error();
+        if (content_length > rpc::kMaxFrame) return parse_protocol_error();
         has_length = true;
       } else if (iequals_prefix(line, "transfer-encoding:")) {
         chunked = contains_token(line.substr(18), "chunked");
@@ -118,19 +118,19 @@ class HttpCodec final : public Codec {
       std::size_t at = head_end;
       for (;;) {
         std::size_t le = line_end(in, at);
-        if (le == std::string_view::npos) return p;
+        if (le == std::string_view::npos) return parse_need_more(in, 0);
         std::size_t size = 0;
         std::string_view hex = in.substr(at, le - 2 - at);
         hex = hex.substr(0, hex.find(';'));
         hex = trim(hex);
         auto [p3, e3] = std::from_chars(hex.data(), hex.data() + hex.size(), size, 16);
-        if (e3 != std::errc() || hex.empty()) return parse_protocol_error();
+        if (e3 != std::errc() || hex.empty() || size > rpc::kMaxFrame) return parse_protocol_error();
         if (size == 0) {
           // trailers end with an empty line
           std::size_t t = le;
           for (;;) {
             std::size_t tl = line_end(in, t);
-            if (tl == std::string_view::npos) return p;
+            if (tl == std::string_view::npos) return parse_need_more(in, 0);
             if (tl == t + 2) {
               total = tl;
               break;
@@ -140,20 +140,14 @@ class HttpCodec final : public Codec {
           break;
         }
         at = le + size + 2;
-        if (at > in.size()) {
-          p.length = at;  // at least this much is needed
-          return p;
-        }
+        if (at > in.size()) return parse_need_more(in, at);  // at least this much is needed
       }
     } else if (has_length) {
       total = head_end + content_length;
     } else {
       return parse_protocol_error();
     }
-    if (in.size() < total) {
-      p.length = chunked ? 0 : total;
-      return p;
-    }
+    if (in.size() < total) return parse_need_more(in, chunked ? 0 : total);
     p.done = true;
     p.length = total;
     p.close = close;

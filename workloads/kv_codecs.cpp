@@ -50,9 +50,9 @@ class RedisCodec final : public Codec {
 
   // Replies to GET and SET are one of: +simple, -error, :integer, $len bulk (or $-1 nil).
   Parsed parse(std::string_view in, std::uint64_t) const override {
-    Parsed p;
     std::size_t le = line_end(in, 0);
-    if (le == std::string_view::npos) return in.size() > 64 * 1024 ? parse_protocol_error() : p;
+    if (le == std::string_view::npos) return in.size() > kMaxHeaderSize ? parse_protocol_error() : Parsed{};
+    if (le > kMaxHeaderSize) return parse_protocol_error();  // however the bytes arrived
     std::string_view line = in.substr(1, le - 3);
     switch (in[0]) {
       case '+':
@@ -60,13 +60,11 @@ class RedisCodec final : public Codec {
       case '-': return done(le, false);
       case '$': {
         long long n = 0;
-        if (!parse_int(line, n) || n < -1) return parse_protocol_error();
+        if (!parse_int(line, n) || n < -1 || n > static_cast<long long>(rpc::kMaxFrame))
+          return parse_protocol_error();
         if (n == -1) return done(le, true);  // a miss is a successful GET
         std::size_t total = le + static_cast<std::size_t>(n) + 2;
-        if (in.size() < total) {
-          p.length = total;
-          return p;
-        }
+        if (in.size() < total) return parse_need_more(in, total);
         if (in.substr(total - 2, 2) != "\r\n") return parse_protocol_error();
         return done(total, true);
       }
@@ -97,9 +95,9 @@ class MemcachedCodec final : public Codec {
   // get: "VALUE <key> <flags> <bytes> [<cas>]\r\n<data>\r\nEND\r\n" or "END\r\n";
   // set: "STORED\r\n" (or NOT_STORED/EXISTS/NOT_FOUND); errors: ERROR, CLIENT_ERROR, SERVER_ERROR.
   Parsed parse(std::string_view in, std::uint64_t) const override {
-    Parsed p;
     std::size_t le = line_end(in, 0);
-    if (le == std::string_view::npos) return in.size() > 64 * 1024 ? parse_protocol_error() : p;
+    if (le == std::string_view::npos) return in.size() > kMaxHeaderSize ? parse_protocol_error() : Parsed{};
+    if (le > kMaxHeaderSize) return parse_protocol_error();  // however the bytes arrived
     std::string_view line = in.substr(0, le - 2);
     if (line == "END" || line == "STORED" || line == "NOT_STORED" || line == "EXISTS" || line == "NOT_FOUND")
       return done(le, true);
@@ -115,12 +113,10 @@ class MemcachedCodec final : public Codec {
     }
     rest = rest.substr(0, rest.find(' '));
     long long n = 0;
-    if (!parse_int(rest, n) || n < 0) return parse_protocol_error();
+    if (!parse_int(rest, n) || n < 0 || n > static_cast<long long>(rpc::kMaxFrame))
+      return parse_protocol_error();
     std::size_t total = le + static_cast<std::size_t>(n) + 2 + 5;  // data \r\n END\r\n
-    if (in.size() < total) {
-      p.length = total;
-      return p;
-    }
+    if (in.size() < total) return parse_need_more(in, total);
     if (in.substr(total - 7, 7) != "\r\nEND\r\n") return parse_protocol_error();
     return done(total, true);
   }

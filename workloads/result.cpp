@@ -1,10 +1,13 @@
 #include "workloads/result.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/trial_limits.hpp"
 
 namespace wb {
 namespace {
@@ -41,6 +44,41 @@ double get_num(const nlohmann::json& j, const std::string& where, const char* ke
   const auto& v = field(j, where, key);
   if (!v.is_number()) throw InputError(where + "." + key + ": not a number");
   return v.get<double>();
+}
+
+// More generators than this in one merged result is not a testbed, it is a corrupt count.
+constexpr std::uint64_t kMaxGenerators = 1000000;
+
+std::string shown(double v) {
+  std::ostringstream o;
+  o.precision(10);
+  o << v;
+  return o.str();
+}
+
+[[noreturn]] void fail(const std::string& field_name, double value, const std::string& what) {
+  throw InputError(field_name + ": " + shown(value) + " " + what);
+}
+
+std::uint64_t add_counts(std::uint64_t a, std::uint64_t b, const std::string& where) {
+  if (b > std::numeric_limits<std::uint64_t>::max() - a) throw InputError(where + ": the counts overflow");
+  return a + b;
+}
+
+std::uint64_t resolved_count(const LoadResult& r) {
+  std::uint64_t n = add_counts(r.completed, r.timeouts, "result.timeouts");
+  for (const auto& [kind, e] : r.errors) n = add_counts(n, e, "result.errors." + kind);
+  return n;
+}
+
+// The histogram under `where`, its errors named from the result down ("result.histogram.sum").
+LatencyHistogram histogram_field(const nlohmann::json& j, const std::string& where) {
+  const auto& h = field(j, where, "histogram");
+  try {
+    return LatencyHistogram::from_json(h);
+  } catch (const InputError& e) {
+    throw InputError(where + "." + e.what());
+  }
 }
 
 }  // namespace
@@ -99,18 +137,18 @@ LoadResult parse_fields(const nlohmann::json& j) {
   const auto& errors = field(j, w, "errors");
   if (!errors.is_object()) throw InputError("result.errors: not an object");
   std::uint64_t total = 0;
+  std::uint64_t sum = 0;
   for (auto it = errors.begin(); it != errors.end(); ++it) {
     std::uint64_t n = get_u64(errors, "result.errors", it.key().c_str());
     if (it.key() == "total") {
       total = n;
     } else {
       r.errors[it.key()] = n;
+      sum = add_counts(sum, n, "result.errors." + it.key());
     }
   }
-  if (total != r.error_total()) throw InputError("result.errors.total: does not equal the sum of the kinds");
-  r.histogram = LatencyHistogram::from_json(field(j, w, "histogram"));
-  if (r.histogram.count() != r.completed)
-    throw InputError("result.histogram.count: does not equal result.completed");
+  if (total != sum) throw InputError("result.errors.total: does not equal the sum of the kinds");
+  r.histogram = histogram_field(j, w);
   if (auto it = j.find("intervals"); it != j.end()) {
     if (!it->is_array()) throw InputError("result.intervals: not an array");
     for (std::size_t k = 0; k < it->size(); ++k) {
@@ -123,7 +161,7 @@ LoadResult parse_fields(const nlohmann::json& j) {
       i.completions = get_u64(e, iw, "completions");
       i.errors = get_u64(e, iw, "errors");
       i.timeouts = get_u64(e, iw, "timeouts");
-      i.histogram = LatencyHistogram::from_json(field(e, iw, "histogram"));
+      i.histogram = histogram_field(e, iw);
       r.intervals.push_back(std::move(i));
     }
   }
@@ -133,11 +171,96 @@ LoadResult parse_fields(const nlohmann::json& j) {
 }  // namespace
 
 LoadResult parse_result(const nlohmann::json& j) {
+  LoadResult r;
   try {
-    return parse_fields(j);
+    r = parse_fields(j);
   } catch (const nlohmann::json::exception& e) {  // a type the checks did not foresee
     throw InputError(std::string("result: ") + e.what());
   }
+  check_result(r);
+  return r;
+}
+
+void check_result(const LoadResult& r) {
+  const double generators = static_cast<double>(r.generators);
+  if (r.generators < 1 || r.generators > kMaxGenerators)
+    throw InputError("result.generators: " + std::to_string(r.generators) + " is not from 1 to " +
+                     std::to_string(kMaxGenerators));
+  if (!(std::isfinite(r.offered_rate) && r.offered_rate > 0 && r.offered_rate <= kMaxRate * generators))
+    fail("result.offered_rate", r.offered_rate, "is not a positive rate of at most 1e8/s per generator");
+  if (!(std::isfinite(r.achieved_rate) && r.achieved_rate >= 0 && r.achieved_rate <= kMaxRate * generators))
+    fail("result.achieved_rate", r.achieved_rate, "is not a rate from 0 to 1e8/s per generator");
+  if (!(std::isfinite(r.duration_s) && r.duration_s > 0 && r.duration_s <= kMaxSeconds))
+    fail("result.duration_s", r.duration_s, "is not a positive number of seconds of at most 1e6");
+  if (r.completed > r.sent)
+    throw InputError("result.completed: " + std::to_string(r.completed) + " exceeds result.sent " +
+                     std::to_string(r.sent));
+  if (r.late_sends > r.sent)
+    throw InputError("result.late_sends: " + std::to_string(r.late_sends) + " exceeds result.sent " +
+                     std::to_string(r.sent));
+  if (r.histogram.count() != r.completed)
+    throw InputError("result.histogram.count: " + std::to_string(r.histogram.count()) +
+                     " does not equal result.completed " + std::to_string(r.completed));
+  // Every request sent in the window was answered, failed or timed out before wbload printed.
+  const std::uint64_t resolved = resolved_count(r);
+  if (r.sent > resolved)
+    throw InputError("result.sent: " + std::to_string(r.sent) + " exceeds completed + errors + timeouts (" +
+                     std::to_string(resolved) + ")");
+  // achieved_rate is the responses inside the window over duration_s (per generator; merged
+  // results add the counts), so the product is a whole number up to rounding.
+  const double responses = r.achieved_rate * r.duration_s;
+  if (std::fabs(responses - std::round(responses)) > 1e-6 * std::max(1.0, responses))
+    fail("result.achieved_rate", r.achieved_rate,
+         "times result.duration_s " + shown(r.duration_s) + " is not a whole number of responses");
+  std::uint64_t sent = 0, completed = 0, errors = 0, timeouts = 0;
+  for (std::size_t k = 0; k < r.intervals.size(); ++k) {
+    const LoadInterval& i = r.intervals[k];
+    const std::string iw = "result.intervals[" + std::to_string(k) + "]";
+    if (!(std::isfinite(i.start_s) && i.start_s >= 0 && i.start_s < r.duration_s))
+      fail(iw + ".start_s", i.start_s, "is not inside the window [0, duration_s)");
+    if (i.completed > i.sent)
+      throw InputError(iw + ".completed: " + std::to_string(i.completed) + " exceeds its sent " +
+                       std::to_string(i.sent));
+    if (i.histogram.count() != i.completed)
+      throw InputError(iw + ".histogram.count: does not equal its completed " + std::to_string(i.completed));
+    sent = add_counts(sent, i.sent, iw + ".sent");
+    completed = add_counts(completed, i.completed, iw + ".completed");
+    errors = add_counts(errors, i.errors, iw + ".errors");
+    timeouts = add_counts(timeouts, i.timeouts, iw + ".timeouts");
+  }
+  if (sent > r.sent || completed > r.completed || errors > r.error_total() || timeouts > r.timeouts)
+    throw InputError(
+        "result.intervals: their sent, completed, errors or timeouts add up to more than the "
+        "result's");
+}
+
+void check_result(const LoadResult& r, const LoadRequest& asked) {
+  check_result(r);
+  // The command line carries the rate with 6 decimals and the duration with 6 significant digits.
+  if (std::fabs(r.offered_rate - asked.rate) > 1e-6 * std::max(1.0, asked.rate))
+    fail("result.offered_rate", r.offered_rate, "is not the rate asked for, " + shown(asked.rate));
+  if (std::fabs(r.duration_s - asked.duration_s) > 1e-5 * asked.duration_s)
+    fail("result.duration_s", r.duration_s, "is not the duration asked for, " + shown(asked.duration_s));
+  // The requests whose intended time fell in the window: Poisson(λD) for Poisson arrivals, λD ± 1
+  // for constant ones. 10 standard deviations is never reached by chance.
+  auto plausible_max = [](double expected) { return expected + 10 * std::sqrt(expected) + 20; };
+  const double expected = asked.rate * asked.duration_s;
+  const auto resolved = static_cast<double>(resolved_count(r));
+  if (resolved > plausible_max(expected) || resolved < expected - 10 * std::sqrt(expected) - 20) {
+    throw InputError("result.sent: completed + errors + timeouts is " + shown(resolved) + ", but " +
+                     shown(asked.rate) + "/s for " + shown(asked.duration_s) + " s offers about " +
+                     shown(expected));
+  }
+  // Responses received inside the window answer requests sent in it or during the warm-up.
+  const double responses = std::round(r.achieved_rate * r.duration_s);
+  if (responses > static_cast<double>(r.sent) + plausible_max(asked.rate * asked.warmup_s))
+    fail("result.achieved_rate", r.achieved_rate,
+         "counts more responses than the requests sent in the window and the warm-up");
+  // wbload records no latency above its timeout; the slack covers the command line's rounding.
+  const double limit_ns = asked.timeout_s * (1 + 1e-5) * 1e9 + 1e6;
+  if (static_cast<double>(r.histogram.max_ns()) > limit_ns)
+    fail("result.histogram.max", static_cast<double>(r.histogram.max_ns()) / 1e6,
+         "ms exceeds the request timeout of " + shown(asked.timeout_s) + " s");
 }
 
 LoadResult parse_result(const std::string& text) {

@@ -48,6 +48,7 @@ TrialResult SimulatedTestbed::run(const Sample& sample, double rate, double runl
     t.p99_ms = percentile(o.response_ms, 0.99);
   }
   t.cost_s = config_.warmup_s + runlength_s + config_.overhead_s;
+  check_trial(t);
   return t;
 }
 

@@ -37,7 +37,7 @@ name = "c"
 name = "d"
 [sut]
 host = "a"
-start = "{refserver} --port {port} --threads {threads}"
+start = "{refserver} --port {port} --threads {threads} --disks 1"
 port = 7400
 [workload]
 hosts = ["b"]

@@ -43,7 +43,9 @@ std::string read_file(const fs::path& p) {
 std::string query(const fs::path& db, const std::string& sql) {
   sqlite3* h = nullptr;
   REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_busy_timeout(h, 10000);  // the controller may be writing (or creating the store)
   sqlite3_stmt* st = nullptr;
+  INFO(sql);
   REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
   std::string out;
   if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr) {
@@ -181,7 +183,8 @@ TEST_CASE("killing peak mid-search leaves an intact store holding every complete
   int stored = 0;
   for (int i = 0; i < 600 && stored < 3; ++i) {
     std::this_thread::sleep_for(100ms);
-    if (fs::exists(store)) stored = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
+    if (fs::exists(store) && !query(store, "SELECT name FROM sqlite_master WHERE name = 'leases'").empty())
+      stored = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
   }
   REQUIRE(stored >= 3);
   child.send_signal(SIGKILL);
@@ -196,7 +199,7 @@ TEST_CASE("killing peak mid-search leaves an intact store holding every complete
   fs::remove_all(dir);
 }
 
-TEST_CASE("Ctrl-C stops peak with exit 130 and records the interrupted search") {
+TEST_CASE("Ctrl-C stops peak with exit 130 and leaves the search interrupted, to be resumed") {
   fs::path dir = fresh_dir("sigint");
   fs::path store = dir / "w.db";
   wb::test::ChildProcess child({kWorkbench, "peak", "--config", slow_config(dir), "--store", store.string(),
@@ -204,7 +207,9 @@ TEST_CASE("Ctrl-C stops peak with exit 130 and records the interrupted search") 
   int stored = 0;
   for (int i = 0; i < 600 && stored < 1; ++i) {
     std::this_thread::sleep_for(100ms);
-    if (fs::exists(store)) stored = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
+    // (The store exists before its tables do: the migration runs after the file is created.)
+    if (fs::exists(store) && !query(store, "SELECT name FROM sqlite_master WHERE name = 'leases'").empty())
+      stored = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
   }
   REQUIRE(stored >= 1);
   child.send_signal(SIGINT);
@@ -212,8 +217,8 @@ TEST_CASE("Ctrl-C stops peak with exit 130 and records the interrupted search") 
   REQUIRE(code.has_value());
   CHECK(*code == 130);
   CHECK_THAT(child.drain_stderr(), Catch::Contains("interrupted"));
-  CHECK(query(store, "SELECT status FROM searches") == "failed");
-  CHECK(query(store, "SELECT message FROM searches") == "interrupted");
+  CHECK(query(store, "SELECT status FROM searches") == "interrupted");
+  CHECK(query(store, "SELECT count(*) FROM leases") == "0");
   CHECK(query(store, "PRAGMA integrity_check") == "ok");
   fs::remove_all(dir);
 }

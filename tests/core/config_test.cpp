@@ -130,3 +130,30 @@ TEST_CASE("config errors name file, line and key") {
     }
   }
 }
+
+TEST_CASE("a config parsed from its text reads and fails like the file") {
+  std::string path = write_config("good.toml", kGood);
+  auto from_text = wb::Config::parse(kGood, path);
+  auto from_file = wb::Config::load(path);
+  CHECK(from_text.name() == from_file.name());
+  CHECK(from_text.store_path() == from_file.store_path());
+  CHECK(from_text.factor_names() == from_file.factor_names());
+  CHECK(from_text.default_sample().key() == from_file.default_sample().key());
+  for (std::string bad : {std::string("[peak\nr_sat_ms = 1"), std::string(kGood) + "\n[peak.extra]\n"}) {
+    INFO(bad);
+    std::string bad_path = write_config("bad.toml", bad);
+    std::string text_error, file_error;
+    try {
+      wb::Config::parse(bad, bad_path);
+    } catch (const wb::InputError& e) {
+      text_error = e.what();
+    }
+    try {
+      wb::Config::load(bad_path);
+    } catch (const wb::InputError& e) {
+      file_error = e.what();
+    }
+    CHECK(text_error.rfind(bad_path + ":", 0) == 0);
+    CHECK(text_error == file_error);
+  }
+}

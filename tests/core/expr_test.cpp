@@ -30,3 +30,21 @@ TEST_CASE("malformed expressions are input errors that say where") {
 TEST_CASE("evaluating with a missing factor is an error") {
   CHECK_THROWS_AS(Expr::parse("{nope}").eval(Sample()), wb::Error);
 }
+
+// 50,000 nested parentheses (or 100,000 unary minuses, or a sum of a million terms) overflowed the
+// stack while parsing, evaluating or freeing the expression.
+TEST_CASE("deeply nested expressions are input errors, not stack overflows") {
+  std::string sum = "1";
+  for (int i = 0; i < 1000000; ++i) sum += "+1";
+  for (const std::string& text :
+       {std::string(100000, '(') + "1" + std::string(100000, ')'), std::string(100000, '-') + "1", sum,
+        "min(" + std::string(100000, '(') + "1)"}) {
+    CHECK_THROWS_WITH(Expr::parse(text), Catch::Contains("nested deeper than 256 levels"));
+  }
+  // As deep as allowed still parses and evaluates.
+  std::string deep = std::string(200, '(') + "2" + std::string(200, ')');
+  CHECK(Expr::parse(deep).eval(Sample()) == 2);
+  std::string terms = "1";
+  for (int i = 0; i < 200; ++i) terms += "+1";
+  CHECK(Expr::parse(terms).eval(Sample()) == 201);
+}

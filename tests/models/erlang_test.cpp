@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include "core/error.hpp"
 #include "ctmc.hpp"
@@ -110,4 +111,62 @@ TEST_CASE(
   }
   CHECK(wb::allen_cunneen_wait(4, 3.0, 1.0, 1.0) == Approx(wb::mmc(4, 3.0, 1.0).wait).epsilon(1e-12));
   CHECK(std::isinf(wb::allen_cunneen_wait(1, 2.0, 1.0, 1.0)));
+}
+
+namespace {
+
+// The recurrence B(k) = a·B(k−1)/(k + a·B(k−1)) over every k, written here apart from the
+// production code: exact to a few ulps for any c, in O(c) steps.
+double erlang_b_by_recurrence(int c, double a) {
+  double b = 1;
+  for (int k = 1; k <= c; ++k) b = a * b / (k + a * b);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("Erlang B and C above 1000 servers agree with the full recurrence to 1e-12") {
+  // Every regime of erlang_b: the incomplete gamma function (loads below c + 30·sqrt(c), near c
+  // above all) and the series (loads above that), on both sides of the boundaries.
+  int compared = 0;
+  for (int c : {1001, 1500, 4000, 20000, 100000}) {
+    const double root = std::sqrt(c);
+    std::vector<double> loads;
+    for (double f : {0.01, 0.3, 0.8, 0.95, 0.99, 1.0, 1.01, 1.05, 1.5, 2.0, 10.0}) loads.push_back(f * c);
+    for (double d : {-40.0, -5.0, -1.0, -0.1, 0.1, 1.0, 5.0, 29.9, 30.1, 60.0}) {
+      if (c + d * root > 0) loads.push_back(c + d * root);
+    }
+    for (double a : loads) {
+      double exact = erlang_b_by_recurrence(c, a);
+      INFO("c = " << c << ", a = " << a << ": recurrence " << exact);
+      if (exact < 1e-300) {
+        CHECK(wb::erlang_b(c, a) < 1e-290);  // at or below the smallest normal double
+        continue;
+      }
+      ++compared;
+      CHECK(wb::erlang_b(c, a) == Approx(exact).epsilon(1e-12));
+      if (a < c) {
+        double exact_c = c * exact / (c - a * (1 - exact));
+        CHECK(wb::erlang_c(c, a) == Approx(exact_c).epsilon(1e-12));
+      }
+    }
+  }
+  CHECK(compared > 80);
+}
+
+TEST_CASE("Erlang B for two billion servers: the known limits, no loop over the servers") {
+  const int c = 2000000000;
+  // At a = c, P(X = c)/P(X <= c) for X ~ Poisson(c) is sqrt(2/(πc)) − 4/(3πc) + O(c^-1.5)
+  // (the density 1/sqrt(2πc), the distribution function 1/2 + 2/(3·sqrt(2πc))).
+  const double pi = 3.14159265358979323846;
+  CHECK(wb::erlang_b(c, c) == Approx(std::sqrt(2 / (pi * c)) - 4 / (3 * pi * c)).epsilon(1e-8));
+  // Far below c nobody is ever blocked or waits: the station is a delay.
+  CHECK(wb::erlang_b(c, 1e6) == 0);
+  wb::MmcResult m = wb::mmc(c, 1000.0, 2.0);
+  REQUIRE(m.stable);
+  CHECK(m.p_wait == 0);
+  CHECK(m.response == 2.0);
+  // Far above c almost everyone is blocked: B = 1 − c/a + O(c/a²) (carried load c·(1 − ...)).
+  CHECK(wb::erlang_b(c, 1e15) == Approx(1 - c / 1e15).epsilon(1e-12));
+  CHECK(wb::erlang_c(c, 3e9) == 1);
 }

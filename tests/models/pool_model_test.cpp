@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ctmc.hpp"
+#include "models/convolution.hpp"
 #include "models/erlang.hpp"
 #include "models/pool_model.hpp"
 #include "models/pool_qbd.hpp"
@@ -292,5 +293,51 @@ TEST_CASE("threads solving the same QBDs at once all get the solution one thread
       REQUIRE(out[i].has_value());
       CHECK(same_bits(*out[i], *alone[i]));
     }
+  }
+}
+
+TEST_CASE("a pool of two billion tokens is its inner stations: Jackson's M/M/c queues, at once") {
+  // configs/sim.toml's nfsd pool without its thread limit. Past M = pool_curve_limit(2) levels the
+  // chain runs in closed form; here the disks are busy from n = 2 on, so X(M) is their capacity.
+  const std::vector<wb::ClosedCenter> inner{{"cpu", 1.0, 2, wb::ClosedCenterKind::kQueue},
+                                            {"disk", 12.0, 2, wb::ClosedCenterKind::kQueue}};
+  wb::PoolModel pool(2000000000, inner);
+  CHECK(pool.throughput_curve().size() == static_cast<std::size_t>(wb::pool_curve_limit(2)) + 1);
+  CHECK(pool.capacity() == Approx(2 / 12.0).epsilon(1e-12));
+  // The exact curve further out has nothing left to add.
+  CHECK(wb::population_curve(inner, 1500).throughput.back() == Approx(pool.capacity()).epsilon(1e-12));
+  for (double load : {0.3, 0.8, 0.99}) {
+    double lambda = load * 2 / 12.0;
+    INFO("disk utilization " << load);
+    auto s = pool.at(lambda);
+    REQUIRE(s.stable);
+    CHECK(s.token_wait == Approx(0).margin(1e-12));
+    const double cpu = wb::mmc(2, lambda, 1.0).response, disk = wb::mmc(2, lambda, 12.0).response;
+    CHECK(s.residence[0] == Approx(cpu).epsilon(1e-9));
+    CHECK(s.residence[1] == Approx(disk).epsilon(1e-9));
+    CHECK(s.tokens_busy == Approx(lambda * (cpu + disk)).epsilon(1e-9));  // Little's law inside
+  }
+  auto saturated = pool.at(0.2);
+  CHECK_FALSE(saturated.stable);
+  CHECK(saturated.tokens_busy == 2000000000);
+}
+
+TEST_CASE("a pool of many tokens around delays only is an M/M/N_P queue (Erlang C)") {
+  // A request holds its token for the 500 ms of two delays: with N_P tokens the pool is exactly
+  // N_P servers of 500 ms, beyond the levels the convolution covers too.
+  const std::vector<wb::ClosedCenter> inner{{"rpc", 300.0, 1, wb::ClosedCenterKind::kDelay},
+                                            {"sleep", 200.0, 1, wb::ClosedCenterKind::kDelay}};
+  for (int tokens : {500, 5000, 2000000000}) {
+    INFO(tokens << " tokens");
+    wb::PoolModel pool(tokens, inner);
+    CHECK(pool.capacity() == Approx(tokens / 500.0).epsilon(1e-12));
+    double lambda = 0.95 * tokens / 500.0;
+    wb::MmcResult m = wb::mmc(tokens, lambda, 500.0);
+    auto s = pool.at(lambda);
+    REQUIRE(s.stable);
+    CHECK(s.token_wait == Approx(m.wait).epsilon(1e-8));
+    CHECK(s.tokens_busy == Approx(lambda * 500).epsilon(1e-9));
+    CHECK(s.residence[0] == Approx(300.0).epsilon(1e-9));
+    CHECK(s.residence[1] == Approx(200.0).epsilon(1e-9));
   }
 }

@@ -163,7 +163,7 @@ TEST_CASE("a generator past its deadline over SSH fails the trial and leaves not
 std::string sleepy_sut(const std::string& marker) {
   return fmt::format(
       "start = '''env WB_DEADLINE_SUT={} sh -c 'sleep 600; exec \"$0\" \"$@\"' {{refserver}} --port {{port}} "
-      "--threads {{threads}}'''\nready = \"line\"\nready_timeout_s = 1\n",
+      "--threads {{threads}} --disks 1'''\nready = \"line\"\nready_timeout_s = 1\n",
       marker);
 }
 

@@ -102,3 +102,72 @@ TEST_CASE("redis and memcached replies", "[codec]") {
   REQUIRE(!m->parse("SERVER_ERROR out of memory\r\n", 1).ok);
   REQUIRE(m->parse("VALUE key:7 0 5\r\nhelloXXEND\r\n", 1).error == wb::ErrorKind::kProtocol);
 }
+
+// A chunk size whose addition wrapped the read position back to the chunk's own line made the
+// parser loop forever on one server response.
+TEST_CASE("http chunk size near 2^64 is a protocol error, not an endless loop", "[codec]") {
+  wb::Mix mix = wb::default_mix(wb::Protocol::kHttp);
+  auto c = wb::make_http_codec(mix, wb::parse_target("http://127.0.0.1:8080/", wb::Protocol::kHttp));
+  // 16 hex digits + CRLF + the CRLF after the data: 0xffffffffffffffec + 20 wraps to 0.
+  std::string r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffec\r\nabc";
+  auto p = c->parse(r, 1);
+  REQUIRE(p.done);
+  REQUIRE(p.error == wb::ErrorKind::kProtocol);
+}
+
+// The worker grows its buffer to the length a partial response announces: a server announcing
+// exabytes made it allocate them (or wrapped the length into a short "complete" response).
+TEST_CASE("a response announcing more than kMaxResponseSize is a protocol error", "[codec]") {
+  wb::Mix mix = wb::default_mix(wb::Protocol::kHttp);
+  auto http = wb::make_http_codec(mix, wb::parse_target("http://127.0.0.1:8080/", wb::Protocol::kHttp));
+  auto redis = wb::make_redis_codec();
+  auto memcached = wb::make_memcached_codec();
+  const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: ";
+  const std::string chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string over = std::to_string(wb::rpc::kMaxFrame + 1);
+  const std::string limit = std::to_string(wb::rpc::kMaxFrame);
+  std::vector<std::pair<const wb::Codec*, std::string>> refused = {
+      {http.get(), head + "18446744073709551615\r\n\r\n"},  // wrapped to a length inside the head
+      {http.get(), head + over + "\r\n\r\n"},
+      {http.get(), chunked + "fffffffff\r\n"},
+      {redis.get(), "$9223372036854775000\r\n"},
+      {redis.get(), "$" + over + "\r\n"},
+      {memcached.get(), "VALUE key:1 0 9223372036854775000\r\n"},
+      {memcached.get(), "VALUE key:1 0 " + over + "\r\n"},
+  };
+  for (const auto& [codec, bytes] : refused) {
+    INFO(bytes);
+    auto p = codec->parse(bytes, 1);
+    REQUIRE(p.done);
+    REQUIRE(p.error == wb::ErrorKind::kProtocol);
+  }
+  std::vector<std::pair<const wb::Codec*, std::string>> waiting = {
+      {http.get(), head + limit + "\r\n\r\n"},
+      {redis.get(), "$" + limit + "\r\n"},
+      {memcached.get(), "VALUE key:1 0 " + limit + "\r\n"},
+  };
+  for (const auto& [codec, bytes] : waiting) {
+    INFO(bytes);
+    auto p = codec->parse(bytes, 1);
+    REQUIRE(!p.done);
+    REQUIRE(p.length > bytes.size());
+    REQUIRE(p.length <= wb::kMaxResponseSize);
+  }
+}
+
+// The header limit applied only while the blank line had not arrived: the same response was
+// refused or accepted depending on how the bytes were split across reads.
+TEST_CASE("a header block over 64 KiB is refused however it arrives", "[codec]") {
+  wb::Mix mix = wb::default_mix(wb::Protocol::kHttp);
+  auto http = wb::make_http_codec(mix, wb::parse_target("http://127.0.0.1:8080/", wb::Protocol::kHttp));
+  std::string r =
+      "HTTP/1.1 200 OK\r\nX-Pad: " + std::string(70 * 1024, 'x') + "\r\nContent-Length: 0\r\n\r\n";
+  REQUIRE(http->parse(r.substr(0, 66 * 1024), 1).error == wb::ErrorKind::kProtocol);
+  auto p = http->parse(r, 1);
+  REQUIRE(p.done);
+  REQUIRE(p.error == wb::ErrorKind::kProtocol);
+  auto redis = wb::make_redis_codec();
+  std::string line = "+" + std::string(70 * 1024, 'x') + "\r\n";
+  REQUIRE(redis->parse(line.substr(0, 66 * 1024), 1).error == wb::ErrorKind::kProtocol);
+  REQUIRE(redis->parse(line, 1).error == wb::ErrorKind::kProtocol);
+}

@@ -1,6 +1,7 @@
 // Randomized robustness of the parsers wbload and the controller feed with foreign bytes: the
 // result/histogram JSON reader must accept or throw wb::InputError (never crash, never another
 // exception type), and the codecs must classify any byte string without reading past it.
+// Coverage-guided fuzzing of these and the other parsers, with stronger invariants: fuzz/.
 #include <random>
 
 #include <catch2/catch.hpp>

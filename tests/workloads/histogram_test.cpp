@@ -176,3 +176,42 @@ TEST_CASE("malformed encodings are rejected with the field named", "[histogram]"
   j["precision_bits"] = 7;
   expect_error(j, "precision_bits");
 }
+
+// from_json checked only that min's and max's buckets were non-empty, let the bucket counts wrap
+// past 2^64 onto `count`, and never looked at the sums: a generator's result could carry values
+// below its min or above its max, or a mean latency outside both (found by fuzz/histogram_fuzzer).
+TEST_CASE("a histogram no sequence of records produces is rejected", "[histogram]") {
+  wb::LatencyHistogram h;
+  h.record(1000);
+  h.record(5000);
+  const auto good = h.to_json();
+  REQUIRE(wb::LatencyHistogram::from_json(good) == h);
+  auto rejected = [](const nlohmann::json& j, const std::string& needle) {
+    INFO(j.dump());
+    REQUIRE_THROWS_WITH(wb::LatencyHistogram::from_json(j), Catch::Contains(needle));
+  };
+  auto j = good;
+  j["min"] = 5000;  // a non-empty bucket below min
+  rejected(j, "histogram.min/max");
+  j = good;
+  j["max"] = 1000;  // a non-empty bucket above max
+  rejected(j, "histogram.min/max");
+  for (double sum : {-1.0, 0.0, 1999.0, 10001.0, 1e300}) {
+    j = good;
+    j["sum"] = sum;
+    rejected(j, "histogram.sum");
+  }
+  j = good;
+  j["sum_sq"] = 1e300;
+  rejected(j, "histogram.sum_sq");
+  j = wb::LatencyHistogram().to_json();
+  j["max"] = 7;
+  rejected(j, "empty histogram");
+
+  // Two buckets of 2^63 and 2^63 + 2 values: count_ wraps to 2, and so did the decoder's sum.
+  wb::LatencyHistogram wrapped;
+  wrapped.record_n(1000, std::uint64_t{1} << 63);
+  wrapped.record_n(5000, (std::uint64_t{1} << 63) + 2);
+  REQUIRE(wrapped.count() == 2);
+  rejected(wrapped.to_json(), "past 2^64");
+}

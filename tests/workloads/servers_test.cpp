@@ -222,3 +222,38 @@ TEST_CASE("wbload command line: --version, --help, and one clear line with exit 
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("wbload refuses NaN, infinite and overflowing numbers: exit 2 within a second, one line", "[cli]") {
+  const std::vector<std::string> base = {kWbload, "--protocol", "rpc", "--target", "127.0.0.1:1"};
+  const std::vector<std::vector<std::string>> bad = {
+      {"--rate", "nan", "--duration", "1"},
+      {"--rate", "NaN", "--duration", "1"},
+      {"--rate", "inf", "--duration", "1"},
+      {"--rate", "1e999", "--duration", "1"},
+      {"--rate", "5", "--duration", "nan"},
+      {"--rate", "5", "--duration", "infinity"},
+      {"--rate", "5", "--duration", "1", "--warmup", "nan"},
+      {"--rate", "5", "--duration", "1", "--warmup", "inf"},
+      {"--rate", "5", "--duration", "1", "--timeout", "nan"},
+      {"--rate", "5", "--duration", "1", "--timeout", "-inf"},
+      {"--rate", "5", "--duration", "1", "--late-ms", "nan"},
+      {"--rate", "5", "--duration", "1", "--intervals", "nan"},
+      {"--rate", "5", "--duration", "1", "--connections", "4294967297"},
+      {"--rate", "5", "--duration", "1", "--threads", "2.5"},
+      {"--rate", "5", "--duration", "1", "--seed", "-1"},
+      {"--rate", "5", "--duration", "1", "--seed", "18446744073709551616"},
+  };
+  for (const auto& args : bad) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), args.begin(), args.end());
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = wbtest::run_command(a, 10);
+    const auto took = std::chrono::steady_clock::now() - t0;
+    INFO(args[0] << " " << args[1] << " ... " << args.back() << "\nstderr: " << r.err);
+    CHECK(r.status == 2);
+    CHECK(took < std::chrono::seconds(1));
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("wbload: ", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
