@@ -102,7 +102,9 @@ struct ExprRule {
   bool whole;   // a whole number (a count of servers)
   const char* rule;
 };
-constexpr ExprRule kServers{1, 1e6, true, "must be a whole number of servers from 1 to 1000000"};
+// Up to int: the models solve any count in bounded time (models/erlang.hpp) and the simulator
+// keeps counts, not one state per server.
+constexpr ExprRule kServers{1, 2147483647, true, "must be a whole number of servers from 1 to 2147483647"};
 constexpr ExprRule kServiceMs{0, 1e9, false, "must be a positive time in ms, at most 1e9"};
 constexpr ExprRule kVisits{0, 1e6, false,
                            "must be positive (a center nobody visits does not belong in the network), at "
