@@ -174,7 +174,8 @@ TEST_CASE("SIGHUP of peak, sent or from a closing terminal, stops it like Ctrl-C
     CHECK(*code == 130);
     CHECK(wb::test::survivors_after(run.marker, kLimit).empty());
     run.finish_stderr();
-    CHECK(wb::test::query(store, "SELECT message FROM searches ORDER BY id DESC") == "interrupted");
+    CHECK(wb::test::query(store, "SELECT status FROM searches ORDER BY id DESC") ==
+          "interrupted");  // resumable
     CHECK(count(store, "") == 0);
   }
   {  // the terminal goes away: script's pty closes, the kernel hangs up the session
@@ -188,7 +189,8 @@ TEST_CASE("SIGHUP of peak, sent or from a closing terminal, stops it like Ctrl-C
     run.child->send_signal(SIGKILL);  // script dies: the pty's master side closes
     REQUIRE(run.child->wait_exit(5s).has_value());
     CHECK(wb::test::survivors_after(run.marker, kLimit).empty());  // workbench included
-    CHECK(wb::test::query(store, "SELECT message FROM searches ORDER BY id DESC") == "interrupted");
+    CHECK(wb::test::query(store, "SELECT status FROM searches ORDER BY id DESC") ==
+          "interrupted");  // resumable
     CHECK(count(store, "") == 0);
   }
   fs::remove_all(dir);
