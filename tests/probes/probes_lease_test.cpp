@@ -89,7 +89,7 @@ TEST_CASE("two agents on one store at once, 10 rounds: every probe runs once, a 
   }
 }
 
-TEST_CASE("a live agent's probe is not taken over; a killed agent's probe is") {
+TEST_CASE("a live agent's probe is not taken over, a killed agent's probe is") {
   fs::path dir = fresh_dir("lease_takeover");
   fs::path config = slow_config(dir);
   const std::string store = planned_store(config, dir);

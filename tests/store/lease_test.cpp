@@ -40,7 +40,7 @@ store::SearchRecord record(const std::string& sample_key_value) {
 
 }  // namespace
 
-TEST_CASE("a lease has one owner; a live holder keeps it, a dead one is taken over") {
+TEST_CASE("a lease has one owner: a live holder keeps it, a dead one is taken over") {
   store::Store s(fresh_path("owner"));
   CHECK_FALSE(s.acquire_lease("search:1", kA, 10, kAlive));  // free: taken
   CHECK_FALSE(s.acquire_lease("search:1", kA, 11, kAlive));  // ours: renewed
