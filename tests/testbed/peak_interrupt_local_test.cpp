@@ -57,6 +57,6 @@ TEST_CASE("Ctrl-C of peak on configs/demo.toml stops the local SUT and generator
   CHECK(took < 2s);
   CHECK(wb::test::survivors_after(marker).empty());
   CHECK(wb::test::query(store, "SELECT status FROM searches") == "interrupted");  // resumable
-  CHECK(stored_trials(store) >= 1);  // the completed trials stay
+  CHECK(stored_trials(store) >= 1);                                               // the completed trials stay
   fs::remove_all(dir);
 }
