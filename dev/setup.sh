@@ -75,9 +75,9 @@ case "${1:-}" in
     # are the g++ builds' business: clang's own set must not fail this one.
     WB_TARGET=wb_fuzzers build build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DWB_FUZZ=ON -DWB_WERROR=OFF \
       -DBUILD_TESTING=OFF -DWB_BENCH=OFF
-    # A smoke: every harness over its seeds plus 10 s of mutation. The long runs: bench/fuzz/run.sh.
+    # A smoke: every harness over its seeds plus 5 s of mutation. The long runs: bench/fuzz/run.sh.
     work=$(mktemp -d /tmp/wb-fuzz-smoke-XXXXXX)
-    bash fuzz/fuzz.sh build-fuzz "$work" -seed=1 -max_total_time=10
+    bash fuzz/fuzz.sh build-fuzz "$work" -seed=1 -max_total_time=5
     rm -rf "$work"
     ;;
   bench)
