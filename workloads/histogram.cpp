@@ -94,7 +94,8 @@ std::uint64_t get_varint(std::string_view in, std::size_t& pos) {
 
 // sum and sum_sq are what the mean and the standard deviation come from, and nothing else checks
 // them: with n values in [min, max], sum/n lies in [min, max] and sum_sq lies in [sum²/n, n·max²].
-// The slack covers the rounding of sums of doubles.
+// The slack covers the rounding of sums of doubles: relative, since every value is a whole number
+// of ns at least min (a mean half a ns below min is no rounding).
 void check_sums(std::uint64_t count, std::uint64_t min, std::uint64_t max, double sum, double sum_sq) {
   auto text = [](double v) {
     std::ostringstream o;
@@ -114,7 +115,7 @@ void check_sums(std::uint64_t count, std::uint64_t min, std::uint64_t max, doubl
   const double n = static_cast<double>(count);
   const double lo = static_cast<double>(min), hi = static_cast<double>(max);
   const double mean = sum / n;
-  if (mean < lo * (1 - 1e-6) - 1 || mean > hi * (1 + 1e-6) + 1)
+  if (mean < lo * (1 - 1e-6) || mean > hi * (1 + 1e-6))
     throw InputError("histogram.sum: the mean " + text(mean) + " ns lies outside [min, max] = [" + text(lo) +
                      ", " + text(hi) + "] ns");
   if (sum_sq < sum * mean * (1 - 1e-6) - 1 || sum_sq > n * hi * hi * (1 + 1e-6) + 1)
@@ -262,7 +263,7 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
       throw InputError("histogram.buckets: bucket index out of range");
     if (n == 0) throw InputError("histogram.buckets: empty bucket listed");
     if (n > std::numeric_limits<std::uint64_t>::max() - total)
-      throw InputError("histogram.buckets: the counts overflow");
+      throw InputError("histogram.buckets: the counts add up past 2^64");
     h.counts_[idx] = n;
     total += n;
     prev = static_cast<std::int64_t>(idx);
