@@ -14,7 +14,10 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/store_query.hpp"
 #include "tests/sut/child_process.hpp"
+
+using wb::test::query;
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -52,31 +55,6 @@ fs::path slow_config(const fs::path& dir, int runlength_s) {
   fs::path out = dir / "slow.toml";
   std::ofstream(out) << text;
   return out;
-}
-
-// Every row of a query, columns joined by '|'.
-std::vector<std::string> query(const fs::path& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  // Read-write: after a SIGKILL the WAL index may need recovery, which a read-only connection
-  // cannot do (SQLITE_READONLY); the next workbench run would do the same recovery.
-  REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-  sqlite3_busy_timeout(h, 10000);
-  sqlite3_stmt* st = nullptr;
-  INFO(sql);
-  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
-  std::vector<std::string> rows;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    std::string row;
-    for (int i = 0; i < sqlite3_column_count(st); ++i) {
-      if (i > 0) row += "|";
-      const unsigned char* t = sqlite3_column_text(st, i);
-      row += t != nullptr ? reinterpret_cast<const char*>(t) : "NULL";
-    }
-    rows.push_back(row);
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return rows;
 }
 
 std::vector<std::string> surface_args(const fs::path& config, const fs::path& store,
