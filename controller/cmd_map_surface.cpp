@@ -58,9 +58,20 @@ std::vector<std::string> split_names(const std::string& text) {
 }
 
 nlohmann::json peak_options_json(const PeakConfig& p) {
-  return {{"r_sat_ms", p.r_sat_ms},       {"width", p.width},           {"start_rate", p.start_rate},
-          {"runlength_s", p.runlength_s}, {"min_trials", p.min_trials}, {"max_trials", p.max_trials},
-          {"max_loads", p.max_loads},     {"budget_s", p.budget_s},     {"sequential", p.sequential}};
+  nlohmann::json j{{"r_sat_ms", p.r_sat_ms},
+                   {"width", p.region.width},
+                   {"start_rate", p.start_rate},
+                   {"runlength_s", p.runlength_s},
+                   {"min_trials", p.min_trials},
+                   {"max_trials", p.max_trials},
+                   {"max_loads", p.max_loads},
+                   {"budget_s", p.budget_s},
+                   {"sequential", p.sequential == Sequential::kNone ? "none" : "bonferroni"}};
+  if (auto q = metric_quantile(p.region.metric)) {
+    j["percentile"] = *q;
+    j["l_sat_ms"] = p.region.sat_ms;
+  }
+  return j;
 }
 
 int run_map_surface(const CommonOptions& common, const MapSurfaceOptions& o) {

@@ -80,6 +80,12 @@ int run_report(const CommonOptions& common) {
   }
   fmt::print("searches of {} in {}: measured λ* vs the expectation stored with each\n", config.name(),
              store.path());
+  const PeakRegion& region = config.peak().region;
+  fmt::print("peak-rate region: {}", region.describe());
+  // The expectation models solve for the mean; a percentile region is a different λ*.
+  if (region.metric != ResponseMetric::kMean)
+    fmt::print(" (expectations: mean response time {:g} ms, r_sat_ms)", config.peak().r_sat_ms);
+  fmt::print("\n");
   fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", "id", "sample", "status", "measured",
              "expected", "gap", "bottleneck");
   for (const auto& r : rows) {

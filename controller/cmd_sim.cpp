@@ -23,8 +23,9 @@ struct TruthOptions {
 // Identifies what a cached truth was computed from: the [sim] section and the region.
 std::string truth_hash(const Config& config) {
   std::ostringstream text;
-  text << *config.root().get("sim")->as_table() << "|" << config.peak().r_sat_ms << "|"
-       << config.peak().width;
+  const PeakRegion& region = config.peak().region;
+  text << *config.root().get("sim")->as_table() << "|" << region.sat_ms << "|" << region.width;
+  if (region.metric != ResponseMetric::kMean) text << "|" << metric_name(region.metric);
   return fmt::format("{:016x}", sim::hash_text(text.str()));
 }
 
@@ -40,8 +41,7 @@ int run_truth(const CommonOptions& common, const TruthOptions& o) {
   if (cached) {
     row = *cached;
   } else {
-    sim::Truth t = sim::compute_truth(*config.sim(), sample, config.peak().r_sat_ms, config.peak().width,
-                                      config.sim()->seed);
+    sim::Truth t = sim::compute_truth(*config.sim(), sample, config.peak().region, config.sim()->seed);
     row = {t.peak_rate, t.region_low, t.region_high};
     store.put_truth(config.name(), sample.key(), hash, row);
   }

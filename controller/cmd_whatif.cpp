@@ -276,7 +276,7 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
     if (x.low) fmt::print("  {:<11} range: [{:.1f}, {:.1f}] {}\n", "", *x.low, *x.high, x.unit);
     if (x.source == "expectation" && x.metric == "peak" && x.value && std::isfinite(peak.region_high)) {
       fmt::print("  {:<11} peak-rate region: R(λ) within R_sat ± {:.0f}% for λ in [{:.1f}, {:.1f}] {}\n", "",
-                 config.peak().width * 100, peak.region_low, peak.region_high, x.unit);
+                 config.peak().region.width * 100, peak.region_low, peak.region_high, x.unit);
     }
     if (!x.note.empty()) fmt::print("  {:<11} {}\n", "", x.note);
   }

@@ -84,7 +84,7 @@ PeakExpectation expect_peak(const Config& config, const Sample& sample,
   e.calibrated = m.calibrated;
   if (between_solves) between_solves();
   e.saturation_rate = saturation_rate(m.network, m.sample);
-  const double r_sat = config.peak().r_sat_ms, s = config.peak().width;
+  const double r_sat = config.peak().r_sat_ms, s = config.peak().region.width;
   // λ* first: its solves bracket the region's ends.
   std::vector<double> peaks =
       predicted_peaks(m.network, m.sample, {r_sat, r_sat * (1 - s), r_sat * (1 + s)}, between_solves);

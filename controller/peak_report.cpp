@@ -42,6 +42,9 @@ nlohmann::json peak_json(const PeakReport& r) {
   j["policy"] = r.policy;
   j["seed"] = r.seed;
   j["status"] = to_string(s.status);
+  // The loads' and the claim's figures are of this metric: the mean or a percentile per trial.
+  const PeakRegion& region = r.config->peak().region;
+  j["region"] = {{"metric", metric_name(region.metric)}, {"sat_ms", region.sat_ms}, {"width", region.width}};
   if (s.status == SearchStatus::kFound) {
     j["peak_rate"] = s.peak_rate;
     j["response"] = {{"mean_ms", s.response.mean},
@@ -72,7 +75,7 @@ nlohmann::json peak_json(const PeakReport& r) {
       lj["ci_low_ms"] = l.ci.low;
       lj["ci_high_ms"] = l.ci.high;
     } else {
-      lj["mean_ms"] = l.trials.empty() ? 0.0 : l.trials.front().mean_ms;
+      lj["mean_ms"] = l.trials.empty() ? 0.0 : region.value(l.trials.front());
       lj["ci_low_ms"] = nullptr;
       lj["ci_high_ms"] = nullptr;
     }
@@ -86,15 +89,20 @@ nlohmann::json peak_json(const PeakReport& r) {
 
 void print_peak(std::ostream& out, const PeakReport& r) {
   const SearchResult& s = *r.result;
-  fmt::print(out, "peak search #{} on {}: {}   target {}   policy {}\n\n", r.search_id, r.config->name(),
+  const PeakRegion& region = r.config->peak().region;
+  const bool on_mean = region.metric == ResponseMetric::kMean;
+  fmt::print(out, "peak search #{} on {}: {}   target {}   policy {}\n", r.search_id, r.config->name(),
              r.sample.key(), r.target.to_string(), r.policy);
-  fmt::print(out, "  {:>10}  {:>6}  {:>9}  {:>9}  {:>21}  {}\n", "rate/s", "trials", "runlength", "mean ms",
+  fmt::print(out, "  peak-rate region: {}\n\n", region.describe());
+  fmt::print(out, "  {:>10}  {:>6}  {:>9}  {:>9}  {:>21}  {}\n", "rate/s", "trials", "runlength",
+             on_mean ? std::string("mean ms") : fmt::format("{} ms", metric_name(region.metric)),
              fmt::format("{:g}% CI ms", r.target.confidence * 100), "verdict");
   for (const auto& l : s.loads) {
     const bool none_completed = nothing_completed(l);
     std::string ci =
         l.trials.size() >= 2 && !none_completed ? fmt::format("[{:.2f}, {:.2f}]", l.ci.low, l.ci.high) : "-";
-    double mean = l.trials.size() >= 2 ? l.ci.mean : (l.trials.empty() ? 0.0 : l.trials.front().mean_ms);
+    double mean =
+        l.trials.size() >= 2 ? l.ci.mean : (l.trials.empty() ? 0.0 : region.value(l.trials.front()));
     std::string mean_text = none_completed ? "-" : fmt::format("{:.2f}", mean);
     fmt::print(out, "  {:>10.1f}  {:>6}  {:>7g} s  {:>9}  {:>21}  {}{}\n", l.rate, l.trials.size(),
                l.runlength_s, mean_text, ci, to_string(l.verdict),
@@ -106,7 +114,8 @@ void print_peak(std::ostream& out, const PeakReport& r) {
   if (s.status == SearchStatus::kFound) {
     fmt::print(out, "peak rate λ* = {:.1f} requests/s\n", s.peak_rate);
     fmt::print(out,
-               "  mean response {:.2f} ms, {:g}% CI [{:.2f}, {:.2f}] ms, accuracy {:.1f}% (target {:g}%)\n",
+               "  {} response {:.2f} ms, {:g}% CI [{:.2f}, {:.2f}] ms, accuracy {:.1f}% (target {:g}%)\n",
+               on_mean ? std::string("mean") : fmt::format("mean {}", metric_name(region.metric)),
                s.response.mean, r.target.confidence * 100, s.response.low, s.response.high,
                s.response.accuracy() * 100, r.target.accuracy * 100);
     fmt::print(out, "  loads that could be the peak: [{:.1f}, {}] requests/s\n", s.peak_low,

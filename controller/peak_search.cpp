@@ -147,18 +147,22 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Leases&
   rec.accuracy = options.target.accuracy;
   rec.policy = prepared.policy;
   rec.seed = static_cast<std::int64_t>(prepared.seed);
-  rec.options_json = nlohmann::json{{"r_sat_ms", options.peak.r_sat_ms},
-                                    {"width", options.peak.width},
-                                    {"start_rate", start_rate},
-                                    {"seeding", request.seeding},
-                                    {"seed_elasticity", seed_elasticity},
-                                    {"runlength", prepared.runlength},
-                                    {"runlength_s", options.peak.runlength_s},
-                                    {"min_trials", options.peak.min_trials},
-                                    {"max_trials", options.peak.max_trials},
-                                    {"max_loads", options.peak.max_loads},
-                                    {"budget_s", options.peak.budget_s}}
-                         .dump();
+  nlohmann::json request_options{{"r_sat_ms", options.peak.r_sat_ms},
+                                 {"width", options.peak.region.width},
+                                 {"start_rate", start_rate},
+                                 {"seeding", request.seeding},
+                                 {"seed_elasticity", seed_elasticity},
+                                 {"runlength", prepared.runlength},
+                                 {"runlength_s", options.peak.runlength_s},
+                                 {"min_trials", options.peak.min_trials},
+                                 {"max_trials", options.peak.max_trials},
+                                 {"max_loads", options.peak.max_loads},
+                                 {"budget_s", options.peak.budget_s}};
+  if (auto q = metric_quantile(options.peak.region.metric)) {  // mean-region searches keep their old key
+    request_options["percentile"] = *q;
+    request_options["l_sat_ms"] = options.peak.region.sat_ms;
+  }
+  rec.options_json = request_options.dump();
   PeakRun run;
   // One owner per search: resume an unfinished one with these options, or wait for the live
   // controller that runs it (and take it over if that one dies).

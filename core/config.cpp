@@ -76,10 +76,15 @@ PeakConfig parse_peak(ConfigSection& p) {
   const Bounds seconds = Bounds::positive(kMaxSeconds, kSecondsRule);
   const Bounds fraction{0, 1, true, true, "must be between 0 and 1, e.g. 0.95"};
   c.r_sat_ms = p.number("r_sat_ms", Bounds::positive(kMaxSeconds * 1000, kMsRule));
-  c.width = p.number("width", {0, 1, true, true, "must be between 0 and 1 (s of [003 §3.3], e.g. 0.10)"});
+  c.region.sat_ms = c.r_sat_ms;
+  c.region.width =
+      p.number("width", {0, 1, true, true, "must be between 0 and 1 (s of [003 §3.3], e.g. 0.10)"});
   if (p.has("percentile")) {
-    c.percentile = p.number("percentile", fraction);
-    c.l_sat_ms = p.number("l_sat_ms", Bounds::positive(kMaxSeconds * 1000, kMsRule));
+    const double q = p.number("percentile", fraction);
+    const auto metric = percentile_metric(q);
+    if (!metric) p.fail("percentile", "must be 0.5, 0.9, 0.95 or 0.99 (the percentiles every trial reports)");
+    c.region.metric = *metric;
+    c.region.sat_ms = p.number("l_sat_ms", Bounds::positive(kMaxSeconds * 1000, kMsRule));
   }
   if (auto t = p.optional_string("target")) {
     try {
@@ -105,9 +110,10 @@ PeakConfig parse_peak(ConfigSection& p) {
       Bounds::non_negative(
           max_budget,
           fmt::format("must be 0 (no cap) or a positive number of seconds, at most {:g}", max_budget)));
-  c.sequential = p.string_or("sequential", c.sequential);
-  if (c.sequential != "bonferroni" && c.sequential != "none")
+  const std::string sequential = p.string_or("sequential", "bonferroni");
+  if (sequential != "bonferroni" && sequential != "none")
     p.fail("sequential", "must be \"bonferroni\" or \"none\"");
+  c.sequential = sequential == "none" ? Sequential::kNone : Sequential::kBonferroni;
   c.peak_min_trials = p.integer_or(
       "peak_min_trials", c.peak_min_trials, c.min_trials, c.max_trials,
       fmt::format("must be from min_trials ({}) to max_trials ({})", c.min_trials, c.max_trials));

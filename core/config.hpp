@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/factor.hpp"
+#include "core/peak_region.hpp"
 #include "core/queue_network.hpp"
 #include "core/sample.hpp"
 #include "core/target.hpp"
@@ -15,13 +16,16 @@ namespace wb {
 
 class ConfigSection;
 
+// How the accuracy test that ends a search guards against optional stopping ([peak] sequential).
+enum class Sequential { kBonferroni, kNone };
+
 // The peak-rate region and the limits of one search, from [peak] [003 §3.3, Table 2].
 struct PeakConfig {
-  double r_sat_ms = 0;               // R_sat: saturated when mean response time exceeds it (required)
-  double width = 0;                  // s: the region is [R_sat(1-s), R_sat(1+s)] (required)
-  std::optional<double> percentile;  // P_sat, e.g. 0.95 (optional percentile limit)
-  double l_sat_ms = 0;               // L_sat for the percentile limit
-  Target target;                     // default target when --target is not given
+  // R_sat: the mean response time the expectation models place the peak at (required). The
+  // region is on the mean at R_sat, or with `percentile` on that percentile at L_sat (l_sat_ms).
+  double r_sat_ms = 0;
+  PeakRegion region;  // what every search steers on and claims (core/peak_region.hpp)
+  Target target;      // default target when --target is not given
   std::string policy = "binsearch";
   double start_rate = 50;   // first test load, requests/s [003 Alg. 3]
   double runlength_s = 60;  // r per trial
@@ -33,7 +37,7 @@ struct PeakConfig {
   // "bonferroni" (default): looks only at trial counts growing by `look_growth`, from
   // `peak_min_trials`, each look at confidence 1-(1-c)/K for the K looks that fit in max_trials;
   // "none": the CI at c after every trial, exactly as [003 Alg. 2].
-  std::string sequential = "bonferroni";
+  Sequential sequential = Sequential::kBonferroni;
   int peak_min_trials = 3;
   double look_growth = 1.5;
   double min_throughput_ratio = 0.99;  // completed/sent, or achieved/offered, below this => saturated

@@ -25,7 +25,7 @@ void check_factors(const wb::Config& c) {
 }
 
 void check_peak(const wb::PeakConfig& p) {
-  WB_FUZZ_CHECK(p.r_sat_ms > 0 && p.width > 0 && p.width < 1);
+  WB_FUZZ_CHECK(p.r_sat_ms > 0 && p.region.sat_ms > 0 && p.region.width > 0 && p.region.width < 1);
   WB_FUZZ_CHECK(p.min_trials >= 2 && p.max_trials >= p.min_trials && p.max_loads >= 1);
   WB_FUZZ_CHECK(p.peak_min_trials >= p.min_trials && p.peak_min_trials <= p.max_trials);
 }

@@ -41,7 +41,7 @@ class BinsearchPicker final : public LoadPicker {
 }  // namespace
 
 std::unique_ptr<LoadPicker> make_binsearch_picker(const PeakConfig& peak, double start_rate) {
-  return std::make_unique<BinsearchPicker>(peak.r_sat_ms, start_rate);
+  return std::make_unique<BinsearchPicker>(peak.region.sat_ms, start_rate);
 }
 
 }  // namespace wb

@@ -52,7 +52,7 @@ class ModelGuidedPicker final : public LoadPicker {
 }  // namespace
 
 std::unique_ptr<LoadPicker> make_model_guided_picker(const PeakConfig& peak, double start_rate) {
-  return std::make_unique<ModelGuidedPicker>(peak.r_sat_ms, start_rate);
+  return std::make_unique<ModelGuidedPicker>(peak.region.sat_ms, start_rate);
 }
 
 }  // namespace wb

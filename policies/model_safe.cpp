@@ -41,14 +41,14 @@ constexpr double kPriorRelSd = 0.5;
 class ModelSafePicker final : public LoadPicker {
  public:
   ModelSafePicker(const PeakConfig& peak, double start_rate, bool seeded, double elasticity)
-      : r_sat_ms_(peak.r_sat_ms),
+      : r_sat_ms_(peak.region.sat_ms),
         start_rate_(start_rate),
         seeded_(seeded),
         seed_step_(peak.seed_step),
         elasticity_(seeded && elasticity > 0 && std::isfinite(elasticity) ? elasticity : 0),
         // The smallest step past a bracket end the model puts the peak at: half the region's half-width
         // in λ (width/e) when the elasticity is known, else 2%.
-        min_step_(elasticity_ > 0 ? std::min(0.02, 0.5 * peak.width / elasticity_) : 0.02) {}
+        min_step_(elasticity_ > 0 ? std::min(0.02, 0.5 * peak.region.width / elasticity_) : 0.02) {}
 
   std::optional<double> next(const std::vector<TestLoad>& history) override {
     if (history.empty()) return start_rate_;

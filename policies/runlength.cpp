@@ -89,10 +89,10 @@ class AdaptiveRunlength final : public RunlengthPolicy {
                const Target& target) override {
     std::vector<VarianceObservation> obs = prior_;
     for (const auto& o : variance_observations(history)) obs.push_back(o);
-    double sat = peak.percentile ? peak.l_sat_ms : peak.r_sat_ms;
+    const double sat = peak.region.sat_ms;
     if (obs.empty()) return {peak.runlength_s, 0};
     double r_hat = 0;
-    if (auto curve = fit_curve(history, peak.r_sat_ms)) {
+    if (auto curve = fit_curve(history, sat)) {
       r_hat = curve->response_ms(rate);
       if (!std::isfinite(r_hat)) return {peak.runlength_s, 0};  // predicted beyond saturation: no basis
     } else if (seeded_ && history.empty()) {
@@ -117,7 +117,7 @@ class AdaptiveRunlength final : public RunlengthPolicy {
     if (obs.size() >= 3 && vx > 0.25 * 0.25) beta = std::clamp((sxy / sw - mx * my) / vx, 2.0, 6.0);
     double c_hat = std::exp(my + beta * (std::log(r_hat) - mx));
 
-    double lo = sat * (1 - peak.width), hi = sat * (1 + peak.width);
+    const double lo = peak.region.low_ms(), hi = peak.region.high_ms();
     double dist = r_hat < lo ? lo - r_hat : (r_hat > hi ? r_hat - hi : 0);
     double h_acc = (1 - target.accuracy) * r_hat;
     bool decide = kDistanceShare * dist > h_acc;  // expected to end as below/above, not as the peak
@@ -126,7 +126,7 @@ class AdaptiveRunlength final : public RunlengthPolicy {
     std::vector<std::pair<int, double>> candidates;  // (n, t quantile)
     const std::vector<int> looks = accuracy_looks(peak);
     const double ck = 1.0 - (1.0 - target.confidence) / static_cast<double>(looks.size());
-    if (decide || peak.sequential == "none") {
+    if (decide || peak.sequential == Sequential::kNone) {
       for (int n = peak.min_trials; n <= peak.max_trials; ++n) {
         candidates.emplace_back(n, t_quantile(target.confidence, n - 1));
       }
@@ -146,7 +146,7 @@ class AdaptiveRunlength final : public RunlengthPolicy {
     if (!decide) best_r = std::max(best_r, peak.runlength_s);
     // Whole seconds: a runlength is a setting people read.
     RunPlan plan{std::clamp(std::ceil(best_r), peak.min_runlength_s, peak.max_runlength_s), 0};
-    if (decide || peak.sequential == "none") return plan;
+    if (decide || peak.sequential == Sequential::kNone) return plan;
     // A load planned for the peak examines its claim from the look at which the estimated spread
     // at this r could first give an accurate CI (at that look's quantile when claims are examined
     // from it on), less kClaimSlack looks. The earlier looks, where the estimate says a claim could

@@ -34,16 +34,6 @@ bool trial_saturated(const TrialResult& t, const PeakConfig& p) {
 
 namespace {
 
-// The response metric the region is defined on: the mean, or the P_sat percentile [003 §3.3].
-double trial_metric(const TrialResult& t, const PeakConfig& p) {
-  if (!p.percentile) return t.mean_ms;
-  double q = *p.percentile;
-  if (q <= 0.50) return t.p50_ms;
-  if (q <= 0.90) return t.p90_ms;
-  if (q <= 0.95) return t.p95_ms;
-  return t.p99_ms;
-}
-
 // Futility (stochastic curtailment: Lan, Simon & Halperin, "Stochastically curtailed tests in long-
 // term clinical trials", Sequential Analysis 1(3), 1982; Jennison & Turnbull, "Group Sequential
 // Methods with Applications to Clinical Trials", 2000, ch. 10). A load whose mean is inside the
@@ -68,10 +58,10 @@ bool claim_futile(const std::vector<double>& xs, int last, std::size_t claim_loo
                   const SearchOptions& options) {
   const int n = static_cast<int>(xs.size());
   if (n < kFutilityMinTrials || n >= last) return false;
-  const PeakConfig& p = options.peak;
+  const PeakRegion& region = options.peak.region;
   const double c = options.target.confidence, a = options.target.accuracy;
-  const double sat = p.percentile ? p.l_sat_ms : p.r_sat_ms;
-  const double band = std::max(p.width, 1.0 - a);
+  const double sat = region.sat_ms;
+  const double band = region.band(a);
   const double band_lo = sat * (1 - band), band_hi = sat * (1 + band);
   const double m = mean_of(xs), sd = sample_stddev(xs), k = static_cast<double>(claim_look_count);
   const double se_last = sd / std::sqrt(static_cast<double>(last));
@@ -116,18 +106,17 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   std::vector<double> xs;
   load.saturated = false;
   for (const auto& t : load.trials) {
-    xs.push_back(trial_metric(t, p));
+    xs.push_back(p.region.value(t));
     load.saturated = load.saturated || trial_saturated(t, p);
   }
   // Steps 8-10: the CI at confidence c decides whether the search moves on.
   load.ci = mean_interval(xs, c);
-  double sat = p.percentile ? p.l_sat_ms : p.r_sat_ms;
-  double lo = sat * (1 - p.width), hi = sat * (1 + p.width);
-  if (load.saturated || load.ci.low > hi) return Verdict::kAbove;
-  if (load.ci.high < lo) return Verdict::kBelow;
+  const double sat = p.region.sat_ms;
+  if (load.saturated || load.ci.low > p.region.high_ms()) return Verdict::kAbove;
+  if (load.ci.high < p.region.low_ms()) return Verdict::kBelow;
 
   // The CI overlaps the region: is it accurate enough to claim the peak?
-  if (p.sequential == "none") {  // [003 Alg. 2]: look after every trial at confidence c
+  if (p.sequential == Sequential::kNone) {  // [003 Alg. 2]: look after every trial at confidence c
     return load.ci.accuracy() >= options.target.accuracy ? Verdict::kPeak : Verdict::kInvalid;
   }
   // Looking after every trial and stopping once the CI is narrow is optional stopping: it stops
@@ -158,7 +147,7 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   // whose true mean is outside the region is then claimed with probability at most 1-c.
   // A target that accepts a coarser accuracy than the region's width (90/80 against s = 10%)
   // widens the band to R_sat(1 ± (1 − a)): such a claim says no more than the target asked for.
-  const double band = std::max(p.width, 1.0 - options.target.accuracy);
+  const double band = p.region.band(options.target.accuracy);
   const double band_lo = sat * (1 - band), band_hi = sat * (1 + band);
   const double inside_confidence = 1.0 - 2.0 * (1.0 - c) / static_cast<double>(claim_looks.size());
   MeanInterval inside = mean_interval(xs, inside_confidence);
@@ -195,10 +184,8 @@ constexpr int kMaxRetries = 3;
 // the peak-rate region (judge_load's early and last-look decisions), so it is no evidence that the
 // load is off the peak.
 bool judged_by_mean(const TestLoad& load, const SearchOptions& options) {
-  const PeakConfig& p = options.peak;
   if (load.saturated || load.verdict == Verdict::kPeak || load.trials.size() < 2) return false;
-  const double sat = p.percentile ? p.l_sat_ms : p.r_sat_ms;
-  return load.ci.low <= sat * (1 + p.width) && load.ci.high >= sat * (1 - p.width);
+  return options.peak.region.overlaps(load.ci);
 }
 
 // [lo, hi]: the lowest load above λ* whose CI lies wholly above `above_edge` (or that saturated),
@@ -219,8 +206,8 @@ std::pair<double, double> evidence_bracket(const SearchResult& result, double be
 }  // namespace
 
 void set_peak_interval(SearchResult& result, const SearchOptions& options, bool fixed_plan) {
-  const PeakConfig& p = options.peak;
-  const double sat = p.percentile ? p.l_sat_ms : p.r_sat_ms;
+  const PeakRegion& region = options.peak.region;
+  const double sat = region.sat_ms;
   if (fixed_plan) {
     // The strawman's λ* is the last load below R_sat, so its interval runs from the highest load
     // whose CI lies wholly below R_sat to the lowest one wholly above it (or saturated). Starting it
@@ -235,14 +222,15 @@ void set_peak_interval(SearchResult& result, const SearchOptions& options, bool 
   // region (or that saturated). A load judged above or below by its mean alone (judge_load's
   // early decision) only steers the search: bounding the interval by it too made the interval
   // cover the true λ* in only 87-91% of searches on bench/policies.
-  const auto [lo, hi] = evidence_bracket(result, sat * (1 - p.width), sat * (1 + p.width));
+  const auto [lo, hi] = evidence_bracket(result, region.low_ms(), region.high_ms());
   result.peak_low = lo;
   result.peak_high = hi;
   // Through λ*'s CI [R_l, R_h], a curve of the fitted shape (slope b of 1/R = a − bλ) reaches the
   // region's bottom edge no lower than λ* + (1/R_h − 1/E_low)/b and its top edge no higher than
-  // λ* + (1/R_l − 1/E_high)/b. The uncertainty of b itself is not included.
-  if (auto curve = fit_curve(result.loads, p.r_sat_ms); curve && !p.percentile) {
-    double e_low = p.r_sat_ms * (1 - p.width), e_high = p.r_sat_ms * (1 + p.width);
+  // λ* + (1/R_l − 1/E_high)/b. The uncertainty of b itself is not included. The shape is the
+  // mean's; a percentile region keeps the evidence bracket alone.
+  if (auto curve = fit_curve(result.loads, sat); curve && region.metric == ResponseMetric::kMean) {
+    const double e_low = region.low_ms(), e_high = region.high_ms();
     const MeanInterval& ci = result.response;
     if (ci.high > 0) result.peak_low = std::max(lo, result.peak_rate + (1 / ci.high - 1 / e_low) / curve->b);
     if (ci.low > 0) result.peak_high = std::min(hi, result.peak_rate + (1 / ci.low - 1 / e_high) / curve->b);
@@ -284,7 +272,7 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       // new load at twice its runlength (halving the variance of each trial's mean), up to
       // max_runlength_s, at most kMaxRetries times per search. Searches that find a claimable load
       // never get here, so this costs nothing unless the search would otherwise fail.
-      const double sat = p.percentile ? p.l_sat_ms : p.r_sat_ms;
+      const double sat = p.region.sat_ms;
       const TestLoad* best = nullptr;
       for (std::size_t i = 0; i < result.loads.size(); ++i) {
         const TestLoad& l = result.loads[i];
@@ -360,7 +348,7 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
       if (plan) {
         if (static_cast<int>(load.trials.size()) < plan->trials) continue;
         judge_load(load, options);  // fills the CI and saturation
-        bool above = load.saturated || load.ci.mean > (p.percentile ? p.l_sat_ms : p.r_sat_ms);
+        bool above = load.saturated || load.ci.mean > p.region.sat_ms;
         load.verdict = above ? Verdict::kAbove : Verdict::kBelow;
         break;
       }

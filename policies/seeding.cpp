@@ -58,9 +58,8 @@ double sample_distance(const Sample& a, const Sample& b, const std::vector<Facto
 PastPeak past_peak(const Sample& sample, const std::vector<TestLoad>& loads, double peak_rate,
                    const PeakConfig& peak) {
   PastPeak p{sample, peak_rate};
-  if (peak.percentile) return p;
-  p.elasticity = response_elasticity(loads, peak_rate, peak.r_sat_ms).value_or(0);
-  p.centre = region_centre(loads, peak_rate, peak.r_sat_ms, peak.width, p.elasticity);
+  p.elasticity = response_elasticity(loads, peak_rate, peak.region.sat_ms).value_or(0);
+  p.centre = region_centre(loads, peak_rate, peak.region.sat_ms, peak.region.width, p.elasticity);
   return p;
 }
 

@@ -56,7 +56,7 @@ std::map<std::string, sim::Truth> load_truths(const Config& c, const std::vector
   bool added = false;
   for (const auto& s : samples) {
     if (truths.count(s.key())) continue;
-    truths[s.key()] = sim::compute_truth(*c.sim(), s, c.peak().r_sat_ms, c.peak().width);
+    truths[s.key()] = sim::compute_truth(*c.sim(), s, c.peak().region);
     added = true;
   }
   if (added) {
@@ -108,7 +108,7 @@ Outcome outcome_of(const SearchResult& r, const sim::Truth& t, const PeakConfig&
       sd.trials = static_cast<int>(l.trials.size());
       sd.cost = lc;
       sd.runlength = l.runlength_s;
-      const double sat = peak.r_sat_ms, w = peak.width;
+      const double sat = peak.region.sat_ms, w = peak.region.width;
       sd.evidence = l.saturated || l.ci.low > sat * (1 + w) || l.ci.high < sat * (1 - w);
       sd.saturated = l.saturated;
       sd.first = &l == &r.loads.front();

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
       throw Error("bench_policies_trace: " + sample.key() + " is not a sample of the tour");
     tour.erase(at + 1, tour.end());
     const sim::Truth& truth = truths.at(sample.key());
-    const double sat = c.peak().r_sat_ms;
+    const double sat = c.peak().region.sat_ms;
     fmt::print("{}: true λ* {:.1f}/s, region [{:.1f}, {:.1f}]; {}, target {}, {} seeds\n", sample.key(),
                truth.peak_rate, truth.region_low, truth.region_high, seeding ? "seeded" : "unseeded",
                c.peak().target.to_string(), seeds);

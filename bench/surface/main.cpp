@@ -62,8 +62,9 @@ double seconds_since(Clock::time_point t0) {
 // The same key as `workbench sim truth` (controller/cmd_sim.cpp), so both share cached truths.
 std::string truth_hash(const Config& config) {
   std::ostringstream text;
-  text << *config.root().get("sim")->as_table() << "|" << config.peak().r_sat_ms << "|"
-       << config.peak().width;
+  const PeakRegion& region = config.peak().region;
+  text << *config.root().get("sim")->as_table() << "|" << region.sat_ms << "|" << region.width;
+  if (region.metric != ResponseMetric::kMean) text << "|" << metric_name(region.metric);
   return fmt::format("{:016x}", sim::hash_text(text.str()));
 }
 
@@ -75,8 +76,7 @@ Eigen::VectorXd true_peaks(const Config& config, const SurfacePlan& plan, const 
     const Sample& s = plan.samples[i];
     auto row = store.find_truth(config.name(), s.key(), hash);
     if (!row) {
-      sim::Truth t = sim::compute_truth(*config.sim(), s, config.peak().r_sat_ms, config.peak().width,
-                                        config.sim()->seed);
+      sim::Truth t = sim::compute_truth(*config.sim(), s, config.peak().region, config.sim()->seed);
       row = store::Store::TruthRow{t.peak_rate, t.region_low, t.region_high};
       store.put_truth(config.name(), s.key(), hash, *row);
     }

@@ -10,14 +10,6 @@
 
 namespace wb::sim {
 
-double percentile(std::vector<double>& xs, double p) {
-  if (xs.empty()) return 0;
-  auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(xs.size())));
-  rank = std::clamp<std::size_t>(rank, 1, xs.size()) - 1;
-  std::nth_element(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(rank), xs.end());
-  return xs[rank];
-}
-
 SimulatedTestbed::SimulatedTestbed(const SimConfig& config, std::uint64_t seed, double timeout_s)
     : config_(config), seed_(seed), timeout_s_(timeout_s) {}
 
@@ -42,10 +34,10 @@ TrialResult SimulatedTestbed::run(const Sample& sample, double rate, double runl
     t.mean_ms = std::accumulate(o.response_ms.begin(), o.response_ms.end(), 0.0) /
                 static_cast<double>(o.response_ms.size());
     t.max_ms = *std::max_element(o.response_ms.begin(), o.response_ms.end());
-    t.p50_ms = percentile(o.response_ms, 0.50);
-    t.p90_ms = percentile(o.response_ms, 0.90);
-    t.p95_ms = percentile(o.response_ms, 0.95);
-    t.p99_ms = percentile(o.response_ms, 0.99);
+    t.p50_ms = nearest_rank(o.response_ms, 0.50);
+    t.p90_ms = nearest_rank(o.response_ms, 0.90);
+    t.p95_ms = nearest_rank(o.response_ms, 0.95);
+    t.p99_ms = nearest_rank(o.response_ms, 0.99);
   }
   t.cost_s = config_.warmup_s + runlength_s + config_.overhead_s;
   check_trial(t);

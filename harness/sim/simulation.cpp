@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <queue>
@@ -312,6 +313,14 @@ class Simulation {
 
 RunOutcome simulate(const QueueNetwork& net, const Sample& sample, const RunSpec& spec) {
   return Simulation(net, sample, spec).run();
+}
+
+double nearest_rank(std::vector<double>& xs, double q) {
+  if (xs.empty()) return 0;
+  auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(xs.size())));
+  rank = std::clamp<std::size_t>(rank, 1, xs.size()) - 1;
+  std::nth_element(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(rank), xs.end());
+  return xs[rank];
 }
 
 }  // namespace wb::sim

@@ -33,4 +33,7 @@ struct RunOutcome {
 // demand is not positive for this sample.
 RunOutcome simulate(const QueueNetwork& net, const Sample& sample, const RunSpec& spec);
 
+// The q-quantile of `xs` by the nearest-rank rule (reorders xs); 0 for an empty vector.
+double nearest_rank(std::vector<double>& xs, double q);
+
 }  // namespace wb::sim

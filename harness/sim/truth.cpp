@@ -12,6 +12,11 @@ namespace wb::sim {
 
 double long_run_mean_ms(const SimConfig& config, const Sample& sample, double rate, std::uint64_t seed,
                         double requests) {
+  return long_run_metric_ms(config, sample, rate, seed, ResponseMetric::kMean, requests);
+}
+
+double long_run_metric_ms(const SimConfig& config, const Sample& sample, double rate, std::uint64_t seed,
+                          ResponseMetric metric, double requests) {
   RunSpec spec;
   spec.rate = rate;
   spec.runlength_s = requests / rate;
@@ -24,6 +29,7 @@ double long_run_mean_ms(const SimConfig& config, const Sample& sample, double ra
       static_cast<double>(o.completed) < 0.999 * static_cast<double>(o.sent)) {
     return std::numeric_limits<double>::infinity();
   }
+  if (auto q = metric_quantile(metric)) return nearest_rank(o.response_ms, *q);
   return std::accumulate(o.response_ms.begin(), o.response_ms.end(), 0.0) /
          static_cast<double>(o.response_ms.size());
 }
@@ -31,11 +37,11 @@ double long_run_mean_ms(const SimConfig& config, const Sample& sample, double ra
 namespace {
 
 // The load in [lo, hi] where R(λ) crosses `target_ms`, R(lo) < target <= R(hi).
-double bisect(const SimConfig& c, const Sample& s, std::uint64_t seed, double target_ms, double lo,
-              double hi) {
+double bisect(const SimConfig& c, const Sample& s, std::uint64_t seed, ResponseMetric metric,
+              double target_ms, double lo, double hi) {
   while (hi - lo > 1e-3 * hi) {
     double mid = (lo + hi) / 2;
-    if (long_run_mean_ms(c, s, mid, seed) < target_ms)
+    if (long_run_metric_ms(c, s, mid, seed, metric) < target_ms)
       lo = mid;
     else
       hi = mid;
@@ -45,24 +51,25 @@ double bisect(const SimConfig& c, const Sample& s, std::uint64_t seed, double ta
 
 }  // namespace
 
-Truth compute_truth(const SimConfig& config, const Sample& sample, double r_sat_ms, double width,
+Truth compute_truth(const SimConfig& config, const Sample& sample, const PeakRegion& region,
                     std::uint64_t seed) {
-  double low_ms = r_sat_ms * (1 - width), high_ms = r_sat_ms * (1 + width);
+  const double low_ms = region.low_ms(), high_ms = region.high_ms();
+  const ResponseMetric m = region.metric;
   // Bracket: grow until the mean is past the region's top.
   double lo = 0, hi = 1;
-  for (int i = 0; long_run_mean_ms(config, sample, hi, seed) < high_ms; ++i) {
+  for (int i = 0; long_run_metric_ms(config, sample, hi, seed, m) < high_ms; ++i) {
     if (i > 60) throw Error("sim truth: response time never reaches the peak region for " + sample.key());
     lo = hi;
     hi *= 2;
   }
-  if (lo == 0 && long_run_mean_ms(config, sample, hi / 1e6, seed) >= low_ms) {
+  if (lo == 0 && long_run_metric_ms(config, sample, hi / 1e6, seed, m) >= low_ms) {
     throw Error("sim truth: response time is above the peak region even at negligible load for " +
                 sample.key());
   }
   Truth t;
-  t.region_low = bisect(config, sample, seed, low_ms, lo, hi);
-  t.peak_rate = bisect(config, sample, seed, r_sat_ms, t.region_low, hi);
-  t.region_high = bisect(config, sample, seed, high_ms, t.peak_rate, hi);
+  t.region_low = bisect(config, sample, seed, m, low_ms, lo, hi);
+  t.peak_rate = bisect(config, sample, seed, m, region.sat_ms, t.region_low, hi);
+  t.region_high = bisect(config, sample, seed, m, high_ms, t.peak_rate, hi);
   return t;
 }
 

@@ -5,8 +5,9 @@
 
 namespace wb::sim {
 
-// The true peak of a simulated sample: the loads at which the steady-state mean response time
-// equals R_sat (peak_rate), R_sat(1-s) (region_low) and R_sat(1+s) (region_high).
+// The true peak of a simulated sample: the loads at which the steady-state response metric of the
+// region (mean or percentile) equals sat (peak_rate), sat(1-s) (region_low) and sat(1+s)
+// (region_high).
 struct Truth {
   double peak_rate = 0;
   double region_low = 0;
@@ -18,10 +19,13 @@ struct Truth {
 // than 99.9% of arrivals served).
 double long_run_mean_ms(const SimConfig& config, const Sample& sample, double rate, std::uint64_t seed,
                         double requests = 200000);
+// The same for any response metric (a percentile by the nearest-rank rule over the long run).
+double long_run_metric_ms(const SimConfig& config, const Sample& sample, double rate, std::uint64_t seed,
+                          ResponseMetric metric, double requests = 200000);
 
 // Finds the three loads by bracketing and bisection on long runs (to 0.1% in rate). Takes a few
 // seconds of real time; callers cache the result (the store does).
-Truth compute_truth(const SimConfig& config, const Sample& sample, double r_sat_ms, double width,
+Truth compute_truth(const SimConfig& config, const Sample& sample, const PeakRegion& region,
                     std::uint64_t seed = 1);
 
 }  // namespace wb::sim

@@ -86,7 +86,7 @@ TEST_CASE("a calibrated net delay applies to every sample and lowers the expecte
 
 TEST_CASE("the expected peak-rate region brackets λ* where R crosses R_sat times 1 minus and plus s") {
   Config config = Config::load(kDemoConfig);
-  const double r_sat = config.peak().r_sat_ms, s = config.peak().width;
+  const double r_sat = config.peak().r_sat_ms, s = config.peak().region.width;
   for (const char* disks : {"disks=1", "disks=2", "disks=4"}) {
     Sample sample = config.sample(std::string("mix=db_tp,threads=16,") + disks);
     PeakExpectation e = expect_peak(config, sample, {});

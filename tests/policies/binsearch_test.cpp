@@ -20,7 +20,7 @@ TestLoad load(double rate, double mean_ms, bool saturated = false) {
 
 TEST_CASE("binsearch doubles until saturation, then halves the bracket [003 Alg. 3]") {
   PeakConfig peak;
-  peak.r_sat_ms = 40;
+  peak.region = PeakRegion::mean(40, 0);
   auto p = make_picker("binsearch", peak, 50);
   std::vector<TestLoad> h;
   REQUIRE(p->next(h) == 50);
@@ -38,7 +38,7 @@ TEST_CASE("binsearch doubles until saturation, then halves the bracket [003 Alg.
 
 TEST_CASE("binsearch from a start load above the peak halves toward zero") {
   PeakConfig peak;
-  peak.r_sat_ms = 40;
+  peak.region = PeakRegion::mean(40, 0);
   auto p = make_picker("binsearch", peak, 400);
   std::vector<TestLoad> h;
   REQUIRE(p->next(h) == 400);
@@ -50,7 +50,7 @@ TEST_CASE("binsearch from a start load above the peak halves toward zero") {
 
 TEST_CASE("binsearch gives up when its bracket collapses") {
   PeakConfig peak;
-  peak.r_sat_ms = 40;
+  peak.region = PeakRegion::mean(40, 0);
   auto p = make_picker("binsearch", peak, 100);
   std::vector<TestLoad> h{load(100, 10)};
   REQUIRE(p->next(h) == 200);

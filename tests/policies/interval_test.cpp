@@ -21,7 +21,7 @@ TEST_CASE("the λ* interval contains the true λ* in most searches") {
   double width = 0;
   for (const char* set : {"disks=1,threads=4", "disks=2,threads=16", "disks=4,threads=100"}) {
     Sample s = c.sample(set);
-    sim::Truth truth = sim::compute_truth(*c.sim(), s, o.peak.r_sat_ms, o.peak.width);
+    sim::Truth truth = sim::compute_truth(*c.sim(), s, o.peak.region);
     for (const char* policy : {"binsearch", "model-safe"}) {
       for (int seed = 1; seed <= seeds; ++seed) {
         sim::SimulatedTestbed tb(*c.sim(), static_cast<std::uint64_t>(seed) * 104729);

@@ -12,8 +12,7 @@ namespace {
 
 SearchOptions options() {
   SearchOptions o;
-  o.peak.r_sat_ms = 40;
-  o.peak.width = 0.1;
+  o.peak.region = PeakRegion::mean(40, 0.1);
   o.peak.start_rate = 50;
   o.peak.linear_step = 10;
   o.peak.max_loads = 40;
@@ -147,7 +146,7 @@ TEST_CASE("model-guided [003 Alg. 4] converges in a few loads when the curve is 
 
 TEST_CASE("model-guided is unstable: a noisy pair of tuples gives a falling curve and it gives up") {
   PeakConfig peak;
-  peak.r_sat_ms = 40;
+  peak.region = PeakRegion::mean(40, 0);
   auto p = make_picker("model", peak, 50);
   std::vector<TestLoad> h;
   REQUIRE(p->next(h) == 50);
@@ -161,7 +160,7 @@ TEST_CASE("model-guided is unstable: a noisy pair of tuples gives a falling curv
 
 TEST_CASE("model-guided is unstable: tuples far from the region send it far past the peak") {
   PeakConfig peak;
-  peak.r_sat_ms = 40;
+  peak.region = PeakRegion::mean(40, 0);
   auto p = make_picker("model", peak, 50);
   std::vector<TestLoad> h;
   p->next(h);
@@ -178,7 +177,7 @@ TEST_CASE("model-guided is unstable: tuples far from the region send it far past
 
 TEST_CASE("model-safe converges from the same bad early samples, within a few loads of binsearch") {
   PeakConfig peak;
-  peak.r_sat_ms = 40;
+  peak.region = PeakRegion::mean(40, 0);
   test::CurveRunner c(135);
   auto p = make_picker("model-safe", peak, 50);
   std::vector<TestLoad> h;
@@ -230,7 +229,7 @@ TEST_CASE("the λ* interval on a scripted curve brackets the true peak") {
 
 TEST_CASE("model-safe seeded with its neighbours' elasticity aims from its first load") {
   PeakConfig peak;
-  peak.r_sat_ms = 40;
+  peak.region = PeakRegion::mean(40, 0);
   test::CurveRunner c(135);  // elasticity at λ*: bλR = 3
   const double seed = 0.99 * 135;
   // The seed lies in the region, but its few trials read 35 ms, below the band.

@@ -115,8 +115,7 @@ TestLoad scripted_load(double rate, double m, double d, double r, int n, const S
 
 TEST_CASE("adaptive runlength plans a near-peak load's claims from the look its spread allows") {
   SearchOptions o;
-  o.peak.r_sat_ms = 40;
-  o.peak.width = 0.1;
+  o.peak.region = PeakRegion::mean(40, 0.1);
   o.peak.runlength_s = 60;
   o.peak.max_trials = 30;
   o.target = Target::parse("95/90");

@@ -41,8 +41,7 @@ class ScriptedRunner final : public TrialRunner {
 
 SearchOptions options() {
   SearchOptions o;
-  o.peak.r_sat_ms = 40;
-  o.peak.width = 0.1;
+  o.peak.region = PeakRegion::mean(40, 0.1);
   o.peak.runlength_s = 60;
   o.target = Target::parse("95/90");
   return o;
@@ -128,7 +127,7 @@ TEST_CASE("with the paper's rule the trial cap at one load ends the search with 
   // Wildly noisy at every load: overlaps the region but never reaches 90% accuracy.
   r.response = [](double, std::uint64_t i) { return i % 2 == 0 ? 10.0 : 70.0; };
   auto o = options();
-  o.peak.sequential = "none";
+  o.peak.sequential = Sequential::kNone;
   o.peak.max_trials = 6;
   auto picker = make_picker("binsearch", o.peak, 50);
   auto res = run_search(Sample(), o, *picker, r);

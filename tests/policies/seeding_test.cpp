@@ -141,8 +141,7 @@ TEST_CASE("no categorically matching sample: the median of every past peak") {
 
 TEST_CASE("a seeded search recovers from a bad seed in a few loads") {
   SearchOptions o;
-  o.peak.r_sat_ms = 40;
-  o.peak.width = 0.1;
+  o.peak.region = PeakRegion::mean(40, 0.1);
   o.target = Target::parse("95/90");
   test::CurveRunner c(135);
   auto loads = [&](const char* policy, double seed) {
@@ -199,8 +198,7 @@ TEST_CASE("with an expectation model the neighbour's peak is carried by the mode
 
 TEST_CASE("adaptive runlength gives a seeded first load the peak's runlength, an unseeded one runlength_s") {
   PeakConfig p;
-  p.r_sat_ms = 40;
-  p.width = 0.1;
+  p.region = PeakRegion::mean(40, 0.1);
   p.runlength_s = 60;
   Target t = Target::parse("95/90");
   // The testbed's history: trials of 60 s near R_sat whose means varied by 6 ms (15%), as on
