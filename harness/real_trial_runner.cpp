@@ -124,7 +124,7 @@ RealTrialRunner::Host& RealTrialRunner::host(const std::string& name) {
   auto h = std::make_unique<Host>();
   h->config = &testbed_.host(name);
   if (options_.log) options_.log(fmt::format("connecting to host {}", name));
-  h->executor = connect_host(*h->config);
+  h->executor = options_.connect ? options_.connect(*h->config) : connect_host(*h->config);
   if (options_.registry != nullptr)
     h->executor = make_recording_executor(std::move(h->executor), *options_.registry);
   if (h->config->local) {

@@ -36,6 +36,9 @@ struct RealRunnerOptions {
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
   // Records every process the runner starts (not owned; must outlive the runner); may be null.
   ProcessRegistry* registry = nullptr;
+  // Makes the executor of a host; empty means connect_host. Tests pass a fake here to drive the
+  // SUT lifecycle, deadlines and merging without processes or real time.
+  std::function<std::unique_ptr<Executor>(const HostConfig&)> connect;
 };
 
 // Makes the executor for one host: local or SSH. Throws Error (host key, auth, unreachable).
