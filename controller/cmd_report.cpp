@@ -8,6 +8,7 @@
 
 #include "controller/cli.hpp"
 #include "controller/expectation_record.hpp"
+#include "controller/json_values.hpp"
 #include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
 #include "controller/probe_check.hpp"
@@ -17,8 +18,6 @@
 namespace wb {
 
 namespace {
-
-nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 std::string opt_text(const std::optional<double>& v, const char* spec = "{:.1f}") {
   return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");

@@ -32,13 +32,7 @@ struct TestbedHistory {
 
 TestbedHistory read_history(store::Store& store, const std::string& testbed, const PeakConfig& peak) {
   TestbedHistory h;
-  store::Statement q = store.db().prepare(
-      "SELECT id FROM searches WHERE testbed = ?1 AND status = 'found' AND peak_rate IS NOT NULL "
-      "ORDER BY id DESC LIMIT 200");
-  q.bind(1, testbed);
-  std::vector<std::int64_t> ids;
-  while (q.step()) ids.push_back(q.column_int(0));
-  for (std::int64_t id : ids) {
+  for (std::int64_t id : store.found_searches(testbed, 200)) {
     std::optional<store::SearchRecord> rec = store.search(id);
     if (!rec || !rec->peak_rate) continue;
     std::vector<TestLoad> loads = stored_loads(store, id, peak);
@@ -103,7 +97,6 @@ void nap(double seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
-bool unfinished(const std::string& status) { return status == "running" || status == "interrupted"; }
 
 }  // namespace
 

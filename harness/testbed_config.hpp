@@ -26,16 +26,20 @@ struct HostConfig {
 
 enum class Restart { kPerSample, kPerTrial };
 
+// How workbench knows the SUT is up ([sut] ready).
+enum class ReadyKind {
+  kLine,     // its stdout has a line starting with "ready"
+  kTcp,      // [sut] address:port accepts a TCP connection (from this machine)
+  kCommand,  // ready_command run on the SUT's host exits 0
+};
+
 struct SutConfig {
   std::string host;                // a [[hosts]] name
   std::string start;               // command template: {refserver}, {port}, factor names, ...
   std::vector<std::string> setup;  // command templates run (to completion) before each start
-  // How workbench knows the SUT is up, within ready_timeout_s of its start:
-  //   "line": its stdout has a line starting with "ready";
-  //   "tcp": [sut] address:port accepts a TCP connection (from this machine);
-  //   "command": ready_command (a template like start) run on the SUT's host exits 0; it is run
-  //   again every ready_interval_s until it does, each run limited to the time left.
-  std::string ready = "line";
+  // Within ready_timeout_s of its start; a ready_command is run again every ready_interval_s
+  // until it exits 0, each run limited to the time left.
+  ReadyKind ready = ReadyKind::kLine;
   std::string ready_command;  // template; only with ready = "command"
   double ready_interval_s = 0.2;
   double ready_timeout_s = 15;
