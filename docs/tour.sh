@@ -64,9 +64,11 @@ cmd() {
   filter "$efilter" <"$work/err"
   filter "$ofilter" <"$work/out"
   if [ -n "$block" ]; then
-    echo "\$ $*" >>"$work/readme/$block"
-    filter "${refilter:-$efilter}" <"$work/err" >>"$work/readme/$block"
-    filter "${rofilter:-$ofilter}" <"$work/out" >>"$work/readme/$block"
+    {
+      echo "\$ $*"
+      filter "${refilter:-$efilter}" <"$work/err"
+      filter "${rofilter:-$ofilter}" <"$work/out"
+    } >>"$work/readme/$block"
   fi
 }
 # filter "NAME [ARGUMENT]": one filter above, its argument taken whole (a regex may hold spaces).
