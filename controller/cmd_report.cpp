@@ -97,8 +97,8 @@ int run_report(const CommonOptions& common) {
   }
   if (fidelity.value) {
     fmt::print(
-        "gap = (expected - measured) / measured; ! marks gaps beyond {:.0f}%. fidelity: {:.0f}% of {} "
-        "within\n",
+        "gap = (expected - measured) / measured; ! marks gaps beyond {0:.0f}%. fidelity: {1:.0f}% of {2} "
+        "within {0:.0f}%\n",
         kExpectationTolerance * 100, *fidelity.value * 100, fidelity.n);
   } else {
     fmt::print("no found search with an expectation yet: fidelity unknown\n");

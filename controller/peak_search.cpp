@@ -1,7 +1,9 @@
 #include "controller/peak_search.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -66,7 +68,12 @@ PreparedPeak prepare_peak(const Config& config, const PeakRequest& request) {
   PreparedPeak p;
   p.target = request.target.empty() ? config.peak().target : Target::parse(request.target);
   p.policy = request.policy.empty() ? config.peak().policy : request.policy;
-  make_picker(p.policy, config.peak(), config.peak().start_rate);  // rejects an unknown policy
+  const std::vector<std::string> names = picker_names();
+  if (request.policy.empty() && std::find(names.begin(), names.end(), p.policy) == names.end()) {
+    throw InputError(fmt::format("{}: unknown policy '{}' (known: {})", config.peak().policy_where, p.policy,
+                                 fmt::join(names, ", ")));
+  }
+  make_picker(p.policy, config.peak(), config.peak().start_rate);  // rejects an unknown --policy
   p.runlength = request.runlength.empty() ? config.peak().runlength : request.runlength;
   make_runlength_policy(p.runlength);  // rejects an unknown runlength
   p.seed = request.seed ? *request.seed : default_seed(config);
@@ -96,7 +103,6 @@ void nap(double seconds) {
   while (std::chrono::steady_clock::now() < end && !interrupt_requested())
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
-
 
 }  // namespace
 

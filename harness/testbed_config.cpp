@@ -120,7 +120,7 @@ TestbedConfig parse_testbed(const Config& config) {
   } else {
     for (const char* key : {"ready_command", "ready_interval_s"}) {
       if (sut->has(key))
-        sut->fail(key, fmt::format("is only used with ready = \"command\" (ready is \"{}\")", s.ready));
+        sut->fail(key, fmt::format("is only used with ready = \"command\" (ready is \"{}\")", ready));
     }
   }
   s.ready_timeout_s = sut->number_or("ready_timeout_s", s.ready_timeout_s, seconds);
