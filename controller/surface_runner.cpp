@@ -47,7 +47,6 @@ class StoppableRunner final : public TrialRunner {
   const std::atomic<bool>& stop_;
 };
 
-
 // The work of one run_surface call, shared by the workers.
 class Scheduler {
  public:

@@ -252,8 +252,9 @@ void RealTrialRunner::wait_ready(Host& h, const std::map<std::string, std::strin
     }
   }
   throw Error(fmt::format("SUT on {} was not ready within {:g} s ({}): {}", h.config->name, s.ready_timeout_s,
-                          s.ready == ReadyKind::kLine ? "no line starting with 'ready' on stdout"
-                                            : fmt::format("nothing accepted {}:{}", s.address, s.port),
+                          s.ready == ReadyKind::kLine
+                              ? "no line starting with 'ready' on stdout"
+                              : fmt::format("nothing accepted {}:{}", s.address, s.port),
                           sut_->describe()));
 }
 

@@ -81,7 +81,6 @@ std::vector<double> queue_lengths(const Solved& s, std::size_t k, int population
   return q;
 }
 
-
 }  // namespace
 
 PopulationCurve population_curve(const std::vector<ClosedCenter>& centers, int population) {

@@ -77,7 +77,6 @@ ClosedResult step(const std::vector<ClosedCenter>& centers, const std::vector<Mv
   return r;
 }
 
-
 ClosedResult empty_result(const std::vector<ClosedCenter>& centers) {
   ClosedResult r;
   // With no customers nothing queues: report the residence a lone customer would see.

@@ -229,7 +229,8 @@ std::vector<std::int64_t> Store::found_searches(const std::string& testbed, int 
 }
 
 std::vector<std::int64_t> Store::done_surfaces(const std::string& testbed) {
-  Statement q = db_.prepare("SELECT id FROM surfaces WHERE testbed = ?1 AND status = 'done' ORDER BY id DESC");
+  Statement q =
+      db_.prepare("SELECT id FROM surfaces WHERE testbed = ?1 AND status = 'done' ORDER BY id DESC");
   q.bind(1, testbed);
   std::vector<std::int64_t> ids;
   while (q.step()) ids.push_back(q.column_int(0));
