@@ -223,7 +223,8 @@ int user_version(Database& db) {
 
 int current_schema_version() { return static_cast<int>(kMigrations.size()); }
 
-void migrate(Database& db) {
+void migrate(Database& db, int to_version) {
+  const int target = to_version < 0 ? current_schema_version() : to_version;
   for (;;) {
     // Read the version inside the write transaction: two processes opening a new store at once
     // must not both apply the same migration.
@@ -235,7 +236,7 @@ void migrate(Database& db) {
                       "use a newer workbench",
                       v, current_schema_version()));
     }
-    if (v == current_schema_version()) return;
+    if (v >= target) return;
     db.exec(kMigrations[static_cast<std::size_t>(v)]);
     db.exec(fmt::format("PRAGMA user_version = {}", v + 1));
     tx.commit();
