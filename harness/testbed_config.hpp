@@ -30,11 +30,9 @@ struct SutConfig {
   std::string host;                // a [[hosts]] name
   std::string start;               // command template: {refserver}, {port}, factor names, ...
   std::vector<std::string> setup;  // command templates run (to completion) before each start
-  // How workbench knows the SUT is up, within ready_timeout_s of its start:
-  //   "line": its stdout has a line starting with "ready";
-  //   "tcp": [sut] address:port accepts a TCP connection (from this machine);
-  //   "command": ready_command (a template like start) run on the SUT's host exits 0; it is run
-  //   again every ready_interval_s until it does, each run limited to the time left.
+  // How workbench knows the SUT is up, within ready_timeout_s of its start: "line": a stdout line
+  // starting with "ready"; "tcp": [sut] address:port accepts a connection from here; "command":
+  // ready_command exits 0 on the SUT's host, run every ready_interval_s, each limited to the time left.
   std::string ready = "line";
   std::string ready_command;  // template; only with ready = "command"
   double ready_interval_s = 0.2;
