@@ -8,6 +8,7 @@
 
 #include "controller/cli.hpp"
 #include "controller/expectation_record.hpp"
+#include "controller/json_values.hpp"
 #include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
 #include "controller/probe_check.hpp"
@@ -17,8 +18,6 @@
 namespace wb {
 
 namespace {
-
-nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 std::string opt_text(const std::optional<double>& v, const char* spec = "{:.1f}") {
   return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
@@ -98,8 +97,8 @@ int run_report(const CommonOptions& common) {
   }
   if (fidelity.value) {
     fmt::print(
-        "gap = (expected - measured) / measured; ! marks gaps beyond {:.0f}%. fidelity: {:.0f}% of {} "
-        "within\n",
+        "gap = (expected - measured) / measured; ! marks gaps beyond {0:.0f}%. fidelity: {1:.0f}% of {2} "
+        "within {0:.0f}%\n",
         kExpectationTolerance * 100, *fidelity.value * 100, fidelity.n);
   } else {
     fmt::print("no found search with an expectation yet: fidelity unknown\n");

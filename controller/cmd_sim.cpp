@@ -52,8 +52,9 @@ int run_truth(const CommonOptions& common, const TruthOptions& o) {
                      {"region_high", row.region_high}};
     std::cout << j.dump(2) << "\n";
   } else {
-    fmt::print("true peak of {} on {}: λ* = {:.1f}/s (mean response {:g} ms)\n", sample.key(), config.name(),
-               row.peak_rate, config.peak().r_sat_ms);
+    const PeakRegion& region = config.peak().region;
+    fmt::print("true peak of {} on {}: λ* = {:.1f}/s ({} response {:g} ms)\n", sample.key(), config.name(),
+               row.peak_rate, metric_name(region.metric), region.sat_ms);
     fmt::print("peak-rate region: [{:.1f}, {:.1f}] requests/s\n", row.region_low, row.region_high);
   }
   return 0;
@@ -69,8 +70,9 @@ Command sim_command() {
         app.require_subcommand(1);
         CLI::App* truth = app.add_subcommand(
             "truth",
-            "The loads at which the true mean response time equals R_sat (peak_rate), R_sat(1-s) "
-            "(region_low) and R_sat(1+s) (region_high), from long simulations; cached in the store.");
+            "The loads at which the true response metric of the peak-rate region (the mean, or [peak] "
+            "percentile) equals its limit (peak_rate), limit(1-s) (region_low) and limit(1+s) (region_high), "
+            "from long simulations; cached in the store.");
         add_common_options(*truth, common);
         truth->add_option("--set,-s", o->set, "factor levels of the sample, e.g. disks=2,threads=16");
         return [&common, o] { return run_truth(common, *o); };

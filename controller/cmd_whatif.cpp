@@ -12,6 +12,7 @@
 #include "controller/expectation_surface.hpp"
 #include "controller/expectation_zcart.hpp"
 #include "controller/interrupt.hpp"
+#include "controller/json_values.hpp"
 #include "controller/peak_report.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/error.hpp"
@@ -43,11 +44,6 @@ struct Answer {
   std::string note;
   std::optional<std::string> rule;  // Z-CART: the leaf's rule path ("" at the root)
 };
-
-nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
-std::optional<double> finite(double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; }
-
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 // A closed workload's solution per center, with what the open solution knows of each center
 // (servers, visits, demand): the two list the network's centers in the same declaration order.

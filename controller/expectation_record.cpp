@@ -6,17 +6,10 @@
 #include <cmath>
 #include <ostream>
 
+#include "controller/json_values.hpp"
 #include "core/error.hpp"
 
 namespace wb {
-
-namespace {
-
-std::optional<double> finite(double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; }
-
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
-
-}  // namespace
 
 std::vector<CalibratedDemand> load_calibrations(store::Store& store, const Config& config) {
   std::vector<CalibratedDemand> out;

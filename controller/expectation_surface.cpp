@@ -50,14 +50,7 @@ std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points,
 }  // namespace
 
 std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& config, const Sample& sample) {
-  std::vector<std::int64_t> ids;
-  {
-    store::Statement s =
-        store.db().prepare("SELECT id FROM surfaces WHERE testbed = ?1 AND status = 'done' ORDER BY id DESC");
-    s.bind(1, config.name());
-    while (s.step()) ids.push_back(s.column_int(0));
-  }
-  for (std::int64_t id : ids) {
+  for (std::int64_t id : store.done_surfaces(config.name())) {
     std::optional<store::SurfaceRecord> rec = store.surface(id);
     if (!rec) continue;
     const nlohmann::json params = nlohmann::json::parse(rec->params_json);

@@ -1,7 +1,9 @@
 #include "controller/peak_search.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -32,13 +34,7 @@ struct TestbedHistory {
 
 TestbedHistory read_history(store::Store& store, const std::string& testbed, const PeakConfig& peak) {
   TestbedHistory h;
-  store::Statement q = store.db().prepare(
-      "SELECT id FROM searches WHERE testbed = ?1 AND status = 'found' AND peak_rate IS NOT NULL "
-      "ORDER BY id DESC LIMIT 200");
-  q.bind(1, testbed);
-  std::vector<std::int64_t> ids;
-  while (q.step()) ids.push_back(q.column_int(0));
-  for (std::int64_t id : ids) {
+  for (std::int64_t id : store.found_searches(testbed, 200)) {
     std::optional<store::SearchRecord> rec = store.search(id);
     if (!rec || !rec->peak_rate) continue;
     std::vector<TestLoad> loads = stored_loads(store, id, peak);
@@ -72,7 +68,12 @@ PreparedPeak prepare_peak(const Config& config, const PeakRequest& request) {
   PreparedPeak p;
   p.target = request.target.empty() ? config.peak().target : Target::parse(request.target);
   p.policy = request.policy.empty() ? config.peak().policy : request.policy;
-  make_picker(p.policy, config.peak(), config.peak().start_rate);  // rejects an unknown policy
+  const std::vector<std::string> names = picker_names();
+  if (request.policy.empty() && std::find(names.begin(), names.end(), p.policy) == names.end()) {
+    throw InputError(fmt::format("{}: unknown policy '{}' (known: {})", config.peak().policy_where, p.policy,
+                                 fmt::join(names, ", ")));
+  }
+  make_picker(p.policy, config.peak(), config.peak().start_rate);  // rejects an unknown --policy
   p.runlength = request.runlength.empty() ? config.peak().runlength : request.runlength;
   make_runlength_policy(p.runlength);  // rejects an unknown runlength
   p.seed = request.seed ? *request.seed : default_seed(config);
@@ -102,8 +103,6 @@ void nap(double seconds) {
   while (std::chrono::steady_clock::now() < end && !interrupt_requested())
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
-
-bool unfinished(const std::string& status) { return status == "running" || status == "interrupted"; }
 
 }  // namespace
 

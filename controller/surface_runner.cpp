@@ -47,8 +47,6 @@ class StoppableRunner final : public TrialRunner {
   const std::atomic<bool>& stop_;
 };
 
-bool unfinished(const std::string& status) { return status == "running" || status == "interrupted"; }
-
 // The work of one run_surface call, shared by the workers.
 class Scheduler {
  public:

@@ -94,6 +94,7 @@ PeakConfig parse_peak(ConfigSection& p) {
     }
   }
   c.policy = p.string_or("policy", c.policy);
+  if (p.has("policy")) c.policy_where = p.where("policy");
   c.start_rate = p.number_or("start_rate", c.start_rate, rate);
   c.runlength_s = p.number_or("runlength_s", c.runlength_s, seconds);
   const std::string trials_rule =

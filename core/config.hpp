@@ -24,15 +24,16 @@ struct PeakConfig {
   // R_sat: the mean response time the expectation models place the peak at (required). The
   // region is on the mean at R_sat, or with `percentile` on that percentile at L_sat (l_sat_ms).
   double r_sat_ms = 0;
-  PeakRegion region;  // what every search steers on and claims (core/peak_region.hpp)
-  Target target;      // default target when --target is not given
-  std::string policy = "binsearch";
-  double start_rate = 50;   // first test load, requests/s [003 Alg. 3]
-  double runlength_s = 60;  // r per trial
-  int min_trials = 2;       // per load (>= 2: a CI needs two)
-  int max_trials = 30;      // per load, then the load is given up as "budget"
-  int max_loads = 40;       // test loads per search
-  double budget_s = 0;      // total cost cap per search, 0 = none
+  PeakRegion region;                 // what every search steers on and claims (core/peak_region.hpp)
+  Target target;                     // default target when --target is not given
+  std::string policy = "binsearch";  // a picker name (policies/pickers.cpp), checked where it is used
+  std::string policy_where;          // "FILE:LINE:peak.policy" when the config sets it
+  double start_rate = 50;            // first test load, requests/s [003 Alg. 3]
+  double runlength_s = 60;           // r per trial
+  int min_trials = 2;                // per load (>= 2: a CI needs two)
+  int max_trials = 30;               // per load, then the load is given up as "budget"
+  int max_loads = 40;                // test loads per search
+  double budget_s = 0;               // total cost cap per search, 0 = none
   // How the accuracy test that ends a search is protected against optional stopping: "bonferroni"
   // (default) looks at trial counts growing by `look_growth` from `peak_min_trials`, each at 1-(1-c)/K
   // (docs/decisions.md#claim-looks); "none": the CI at c after every trial, as [003 Alg. 2].

@@ -9,9 +9,10 @@ namespace wb {
 
 namespace {
 
-constexpr std::array<std::pair<ResponseMetric, double>, 4> kPercentiles{
-    {{ResponseMetric::kP50, 0.50}, {ResponseMetric::kP90, 0.90}, {ResponseMetric::kP95, 0.95},
-     {ResponseMetric::kP99, 0.99}}};
+constexpr std::array<std::pair<ResponseMetric, double>, 4> kPercentiles{{{ResponseMetric::kP50, 0.50},
+                                                                         {ResponseMetric::kP90, 0.90},
+                                                                         {ResponseMetric::kP95, 0.95},
+                                                                         {ResponseMetric::kP99, 0.99}}};
 
 }  // namespace
 

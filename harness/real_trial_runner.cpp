@@ -192,7 +192,7 @@ void RealTrialRunner::start_sut(const Sample& sample) {
 void RealTrialRunner::wait_ready(Host& h, const std::map<std::string, std::string>& values) {
   const SutConfig& s = testbed_.sut;
   auto deadline = Clock::now() + ms(s.ready_timeout_s);
-  if (s.ready == "command") {
+  if (s.ready == ReadyKind::kCommand) {
     // Run the probe on the SUT's host until it exits 0; each run may use the time left, and the
     // pause between runs watches the SUT so one that dies is reported at once.
     const std::vector<std::string> argv = expand_command_template(s.ready_command, values);
@@ -225,7 +225,7 @@ void RealTrialRunner::wait_ready(Host& h, const std::map<std::string, std::strin
         "check the command or raise [sut] ready_timeout_s: {}",
         h.config->name, s.ready_timeout_s, shown, runs, last, sut_->describe()));
   }
-  if (s.ready == "line") {
+  if (s.ready == ReadyKind::kLine) {
     for (;;) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left <= 0ms) break;
@@ -252,8 +252,9 @@ void RealTrialRunner::wait_ready(Host& h, const std::map<std::string, std::strin
     }
   }
   throw Error(fmt::format("SUT on {} was not ready within {:g} s ({}): {}", h.config->name, s.ready_timeout_s,
-                          s.ready == "line" ? "no line starting with 'ready' on stdout"
-                                            : fmt::format("nothing accepted {}:{}", s.address, s.port),
+                          s.ready == ReadyKind::kLine
+                              ? "no line starting with 'ready' on stdout"
+                              : fmt::format("nothing accepted {}:{}", s.address, s.port),
                           sut_->describe()));
 }
 

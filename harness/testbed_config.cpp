@@ -99,13 +99,18 @@ TestbedConfig parse_testbed(const Config& config) {
     s.setup = sut->string_array("setup");
     for (const auto& t : s.setup) check_template(*sut, "setup", t, config);
   }
-  s.ready = sut->string_or("ready", s.ready);
-  if (s.ready != "line" && s.ready != "tcp" && s.ready != "command") {
+  const std::string ready = sut->string_or("ready", "line");
+  if (ready == "line")
+    s.ready = ReadyKind::kLine;
+  else if (ready == "tcp")
+    s.ready = ReadyKind::kTcp;
+  else if (ready == "command")
+    s.ready = ReadyKind::kCommand;
+  else
     sut->fail("ready",
               "must be \"line\" (a stdout line starting with ready), \"tcp\" (the port accepts) or "
               "\"command\" (ready_command exits 0)");
-  }
-  if (s.ready == "command") {
+  if (s.ready == ReadyKind::kCommand) {
     if (!sut->has("ready_command"))
       sut->fail("ready",
                 "ready = \"command\" needs ready_command, the command that exits 0 once the SUT is up");
@@ -115,7 +120,7 @@ TestbedConfig parse_testbed(const Config& config) {
   } else {
     for (const char* key : {"ready_command", "ready_interval_s"}) {
       if (sut->has(key))
-        sut->fail(key, fmt::format("is only used with ready = \"command\" (ready is \"{}\")", s.ready));
+        sut->fail(key, fmt::format("is only used with ready = \"command\" (ready is \"{}\")", ready));
     }
   }
   s.ready_timeout_s = sut->number_or("ready_timeout_s", s.ready_timeout_s, seconds);

@@ -26,14 +26,21 @@ struct HostConfig {
 
 enum class Restart { kPerSample, kPerTrial };
 
+// How workbench knows the SUT is up ([sut] ready).
+enum class ReadyKind {
+  kLine,     // its stdout has a line starting with "ready"
+  kTcp,      // [sut] address:port accepts a TCP connection (from this machine)
+  kCommand,  // ready_command run on the SUT's host exits 0
+};
+
 struct SutConfig {
   std::string host;                // a [[hosts]] name
   std::string start;               // command template: {refserver}, {port}, factor names, ...
   std::vector<std::string> setup;  // command templates run (to completion) before each start
-  // How workbench knows the SUT is up, within ready_timeout_s of its start: "line": a stdout line
-  // starting with "ready"; "tcp": [sut] address:port accepts a connection from here; "command":
-  // ready_command exits 0 on the SUT's host, run every ready_interval_s, each limited to the time left.
-  std::string ready = "line";
+  // How workbench knows the SUT is up, within ready_timeout_s of its start (ReadyKind); a
+  // ready_command is run again every ready_interval_s until it exits 0, each run limited to the
+  // time left.
+  ReadyKind ready = ReadyKind::kLine;
   std::string ready_command;  // template; only with ready = "command"
   double ready_interval_s = 0.2;
   double ready_timeout_s = 15;

@@ -7,6 +7,9 @@
 
 namespace wb {
 
+// Throws Error unless a closed model's population is >= 0.
+void check_population(int population);
+
 enum class ClosedCenterKind {
   kQueue,  // c identical servers, FCFS with exponential service or PS (product form)
   kDelay,  // infinitely many servers: no queueing, residence = demand

@@ -81,10 +81,6 @@ std::vector<double> queue_lengths(const Solved& s, std::size_t k, int population
   return q;
 }
 
-void check_population(int population) {
-  if (population < 0) throw Error(fmt::format("closed model: population {} (need >= 0)", population));
-}
-
 }  // namespace
 
 PopulationCurve population_curve(const std::vector<ClosedCenter>& centers, int population) {

@@ -29,14 +29,14 @@ namespace {
 // Seidmann's split of each center: a queueing part (single server, demand D/c) and a pure delay
 // part (D·(c−1)/c, or all of D for a delay center, and for a center whose c >= N servers leave
 // none of the N customers waiting).
-struct Split {
+struct MvaSplit {
   double queue_demand = 0;
   double delay_demand = 0;
   bool queues = false;
 };
 
-std::vector<Split> split(const std::vector<ClosedCenter>& centers, int population) {
-  std::vector<Split> s;
+std::vector<MvaSplit> split(const std::vector<ClosedCenter>& centers, int population) {
+  std::vector<MvaSplit> s;
   for (const auto& c : centers) {
     if (c.kind == ClosedCenterKind::kDelay || c.servers >= population) {
       s.push_back({0, c.demand, false});
@@ -50,7 +50,7 @@ std::vector<Split> split(const std::vector<ClosedCenter>& centers, int populatio
 
 // One MVA step: given the queue lengths seen by an arriving customer (of the queueing parts),
 // residence times, throughput at population n, and the new queue lengths of the queueing parts.
-ClosedResult step(const std::vector<ClosedCenter>& centers, const std::vector<Split>& parts,
+ClosedResult step(const std::vector<ClosedCenter>& centers, const std::vector<MvaSplit>& parts,
                   const std::vector<double>& seen, int n, double think_time,
                   std::vector<double>* queue_part) {
   ClosedResult r;
@@ -75,10 +75,6 @@ ClosedResult step(const std::vector<ClosedCenter>& centers, const std::vector<Sp
     (*queue_part)[k] = r.throughput * queue_residence[k];
   }
   return r;
-}
-
-void check_population(int population) {
-  if (population < 0) throw Error(fmt::format("closed model: population {} (need >= 0)", population));
 }
 
 ClosedResult empty_result(const std::vector<ClosedCenter>& centers) {
@@ -124,7 +120,7 @@ ClosedResult mva_schweitzer(const std::vector<ClosedCenter>& centers, int popula
   if (population == 0) return empty_result(centers);
   auto parts = split(centers, population);
   std::size_t queueing = static_cast<std::size_t>(
-      std::count_if(parts.begin(), parts.end(), [](const Split& s) { return s.queues; }));
+      std::count_if(parts.begin(), parts.end(), [](const MvaSplit& s) { return s.queues; }));
   std::vector<double> queue(centers.size(), 0.0), next(centers.size(), 0.0), seen(centers.size(), 0.0);
   if (options.initial_queue.empty()) {
     for (std::size_t k = 0; k < centers.size(); ++k) {
@@ -156,6 +152,10 @@ ClosedResult mva_schweitzer(const std::vector<ClosedCenter>& centers, int popula
     }
   }
   return r;
+}
+
+void check_population(int population) {
+  if (population < 0) throw Error(fmt::format("closed model: population {} (need >= 0)", population));
 }
 
 }  // namespace wb

@@ -19,7 +19,7 @@ namespace wb {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
 using detail::as_closed;
 using detail::evaluate;
@@ -81,7 +81,7 @@ void solve_station(const Evaluated& e, double lambda_per_ms, CenterResult* out) 
   MmcResult m = mmc(e.servers, visit_rate, e.per_visit_ms);
   out->utilization = m.utilization;
   if (!m.stable) {
-    out->response_ms = kInf;
+    out->response_ms = kUnbounded;
     return;
   }
   // PS: the M/M/c means hold for any service distribution. FCFS: Allen–Cunneen.
@@ -154,12 +154,12 @@ OpenResult solve_prepared(const Prepared& prepared, double lambda) {
       r.bottleneck = c.name;
     }
   }
-  if (!r.stable) r.response_ms = kInf;
+  if (!r.stable) r.response_ms = kUnbounded;
   return r;
 }
 
 double saturation_of(const Prepared& prepared) {
-  double best = kInf;  // per ms
+  double best = kUnbounded;  // per ms
   for (const auto& e : prepared.centers) {
     if (e.spec->pool || !e.spec->within.empty() || e.spec->discipline == Discipline::kDelay) continue;
     best = std::min(best, e.servers / e.demand_ms);
@@ -209,7 +209,7 @@ std::vector<double> predicted_peaks(const QueueNetwork& net, const Sample& sampl
     if (r_idle >= r) {
       out.push_back(0);
     } else if (!std::isfinite(lambda_max)) {
-      out.push_back(kInf);  // only delay centers: R never reaches R_sat
+      out.push_back(kUnbounded);  // only delay centers: R never reaches R_sat
     } else {
       const double target = 1 / r;
       auto excess = [&](double lambda) { return inverse_response(lambda) - target; };

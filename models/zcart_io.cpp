@@ -44,7 +44,7 @@ std::string ZCart::rule_of(const double* values) const {
   // Numeric bounds on one attribute merge into the tightest pair ("8 < threads <= 32"), parts in the
   // order their attribute or split first appears on the path. Thresholds come preformatted, so for usual
   // trees only the returned string is allocated.
-  struct Bounds {
+  struct PathBounds {
     int lo = -1, hi = -1;  // the node whose threshold is the bound; -1: none
   };
   struct Part {
@@ -52,7 +52,7 @@ std::string ZCart::rule_of(const double* values) const {
     bool left;         // categorical: the branch taken
   };
   boost::container::small_vector<Part, 32> order;
-  boost::container::small_vector<Bounds, 16> bounds(table_.attributes());
+  boost::container::small_vector<PathBounds, 16> bounds(table_.attributes());
   const auto& schema = table_.schema();
   const Step* steps = steps_.data();
   int id = 0;
@@ -60,7 +60,7 @@ std::string ZCart::rule_of(const double* values) const {
     const Step& st = steps[id];
     bool left = goes_left(id, values[st.attr]);
     if (st.categorical == 0) {
-      Bounds& bd = bounds[static_cast<std::size_t>(st.attr)];
+      PathBounds& bd = bounds[static_cast<std::size_t>(st.attr)];
       if (bd.lo < 0 && bd.hi < 0) order.push_back({st.attr, false});
       // As std::min / std::max: an equal threshold keeps the earlier bound.
       if (left) {
@@ -87,7 +87,7 @@ std::string ZCart::rule_of(const double* values) const {
       rule += condition(schema[static_cast<std::size_t>(nd.attr)], nd, part.left);
       continue;
     }
-    const Bounds& bd = bounds[static_cast<std::size_t>(part.attr_or_node)];
+    const PathBounds& bd = bounds[static_cast<std::size_t>(part.attr_or_node)];
     const std::string& name = schema[static_cast<std::size_t>(part.attr_or_node)].name;
     if (bd.lo >= 0 && bd.hi >= 0) {
       rule += text(bd.lo);

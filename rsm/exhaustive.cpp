@@ -17,7 +17,7 @@ using Index = Eigen::Index;
 // A pivot below this fraction of its diagonal entry means the subset is (numerically) singular.
 constexpr double kSingularPivot = 1e-12;
 // Same tie rule as fedorov(): a later subset must beat the best by this much in log det.
-constexpr double kMinGain = 1e-10;
+constexpr double kMinSubsetGain = 1e-10;
 
 // log det of the symmetric k x k matrix in `a` (row-major, overwritten with its Cholesky factor
 // in the lower triangle); -infinity if it is not numerically positive definite.
@@ -77,7 +77,7 @@ class Enumerator {
     if (depth == choose_) {
       scratch_ = grams_[depth];
       const double log_det = cholesky_log_det(scratch_, k_);
-      if (log_det > best_log_det_ + kMinGain || (best_.empty() && std::isfinite(log_det))) {
+      if (log_det > best_log_det_ + kMinSubsetGain || (best_.empty() && std::isfinite(log_det))) {
         best_log_det_ = log_det;
         best_.clear();
         for (std::size_t c : chosen_) best_.push_back(pool_[c]);

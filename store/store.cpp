@@ -218,6 +218,25 @@ std::int64_t Store::create_surface(const std::string& testbed, const std::string
   return id;
 }
 
+std::vector<std::int64_t> Store::found_searches(const std::string& testbed, int limit) {
+  Statement q = db_.prepare(
+      "SELECT id FROM searches WHERE testbed = ?1 AND status = 'found' AND peak_rate IS NOT NULL "
+      "ORDER BY id DESC LIMIT ?2");
+  q.bind(1, testbed).bind(2, static_cast<std::int64_t>(limit));
+  std::vector<std::int64_t> ids;
+  while (q.step()) ids.push_back(q.column_int(0));
+  return ids;
+}
+
+std::vector<std::int64_t> Store::done_surfaces(const std::string& testbed) {
+  Statement q =
+      db_.prepare("SELECT id FROM surfaces WHERE testbed = ?1 AND status = 'done' ORDER BY id DESC");
+  q.bind(1, testbed);
+  std::vector<std::int64_t> ids;
+  while (q.step()) ids.push_back(q.column_int(0));
+  return ids;
+}
+
 std::optional<SurfaceRecord> Store::surface(std::int64_t id) {
   Statement s = db_.prepare("SELECT testbed, params_key, params_json, status FROM surfaces WHERE id = ?1");
   s.bind(1, id);

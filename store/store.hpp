@@ -73,6 +73,8 @@ class Store {
   void finish_search(std::int64_t search_id, const SearchResult& result);
 
   std::optional<SearchRecord> search(std::int64_t id);
+  // The latest `limit` searches of `testbed` that found a peak, newest first.
+  std::vector<std::int64_t> found_searches(const std::string& testbed, int limit);
   std::vector<StoredTrial> trials(std::int64_t search_id);
   // Ends a fixed-rate run (`workbench trial`, a search of policy "fixed"): status "fixed" with the
   // mean response time and its CI over the run's trials.
@@ -87,6 +89,8 @@ class Store {
   std::int64_t create_surface(const std::string& testbed, const std::string& params_key,
                               const std::string& params_json, const std::vector<Sample>& tour);
   std::optional<SurfaceRecord> surface(std::int64_t id);
+  // The finished surfaces of `testbed`, newest first.
+  std::vector<std::int64_t> done_surfaces(const std::string& testbed);
   std::int64_t begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search,
                                     int slot, double start_rate, bool seeded, double seed_elasticity = 0);
   void finish_surface(std::int64_t id, const std::string& status);

@@ -124,6 +124,8 @@ TEST_CASE("bad input gives one clear line, exit 2, and leaves the store untouche
   std::string malformed =
       write("malformed.toml", text.substr(0, text.find("[peak]")) + "[peak\nr_sat_ms = 40\n");
   std::string no_rsat = write("no_rsat.toml", std::string(text).replace(text.find("r_sat_ms = 40"), 13, ""));
+  std::string bad_policy = write("bad_policy.toml", std::string(text).replace(text.find("target = \"95/90\""),
+                                                                              15, "policy = \"psychic\""));
 
   struct Case {
     std::vector<std::string> args;
@@ -137,6 +139,8 @@ TEST_CASE("bad input gives one clear line, exit 2, and leaves the store untouche
       {{"--config", kSimConfig, "--target", "100/90"}, "less than 100"},
       {{"--config", kSimConfig, "--target", "95-90"}, "e.g. 95/90"},
       {{"--config", kSimConfig, "--policy", "psychic"}, "unknown policy 'psychic'"},
+      {{"--config", bad_policy},
+       "bad_policy.toml:23:peak.policy: unknown policy 'psychic' (known: binsearch"},
       {{"--config", (dir / "missing.toml").string()}, "missing.toml"},
       {{"--config", kSimConfig, "--frobnicate"}, "frobnicate"},
   };

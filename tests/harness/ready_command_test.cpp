@@ -135,7 +135,7 @@ ready_timeout_s = 10
                    port);
   wb::Config config = wb::Config::load(file);
   wb::TestbedConfig tb = wb::parse_testbed(config);
-  REQUIRE(tb.sut.ready == "command");
+  REQUIRE(tb.sut.ready == wb::ReadyKind::kCommand);
   {
     wb::RealTrialRunner runner(config, tb, options());
     const auto t0 = Clock::now();

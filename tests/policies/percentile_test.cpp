@@ -85,6 +85,7 @@ TEST_CASE("[peak] percentile takes only the percentiles a trial reports") {
     (void)Config::parse(s, "p97.toml");
     FAIL("percentile = 0.97 was accepted");
   } catch (const InputError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("p97.toml:") && Catch::Contains("peak.percentile: must be 0.5, 0.9, 0.95 or 0.99"));
+    CHECK_THAT(e.what(), Catch::Contains("p97.toml:") &&
+                             Catch::Contains("peak.percentile: must be 0.5, 0.9, 0.95 or 0.99"));
   }
 }

@@ -68,8 +68,8 @@ TEST_CASE("peak with a p90 region claims the trials' p90 inside [L_sat(1-s), L_s
   fs::path store = dir / "w.db";
   const int port = wb::test::free_port();
   std::string config = write_config(dir, port);
-  auto r = wb::test::run_to_exit({kWorkbench, "peak", "--config", config, "--store", store.string(), "--json"},
-                                 600s);
+  auto r = wb::test::run_to_exit(
+      {kWorkbench, "peak", "--config", config, "--store", store.string(), "--json"}, 600s);
   INFO(r.err);
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
@@ -81,14 +81,15 @@ TEST_CASE("peak with a p90 region claims the trials' p90 inside [L_sat(1-s), L_s
   CHECK(claimed >= 16 * 0.8);
   CHECK(claimed <= 16 * 1.2);
   // The claim is the mean of the claimed load's p90s, as the store holds them — not their means.
-  const std::string where = fmt::format("search_id = {} AND load_index = {}", j["search_id"].get<int>(),
-                                        j["loads"].size() - 1);
+  const std::string where =
+      fmt::format("search_id = {} AND load_index = {}", j["search_id"].get<int>(), j["loads"].size() - 1);
   const double p90 = std::stod(wb::test::query(store, "SELECT avg(p90_ms) FROM trials WHERE " + where));
   const double mean = std::stod(wb::test::query(store, "SELECT avg(mean_ms) FROM trials WHERE " + where));
   CHECK(claimed == Approx(p90).epsilon(1e-9));
   CHECK(mean < 0.8 * p90);  // the two differ, so the check above tells them apart
   // The text report names the metric.
-  auto text = wb::test::run_to_exit({kWorkbench, "report", "--config", config, "--store", store.string()}, 60s);
+  auto text =
+      wb::test::run_to_exit({kWorkbench, "report", "--config", config, "--store", store.string()}, 60s);
   INFO(text.out);
   CHECK(text.exit_code == 0);
   CHECK_THAT(text.out, Catch::Contains("peak-rate region: p90 response time 16 ms ± 20%"));
