@@ -1,6 +1,6 @@
 #pragma once
-// Mismatch detection [000 §3.3.2]: does a measured λ* disagree with the expectation model, and which
-// attributes go with the disagreement? Pure functions: no I/O, no clock.
+// Mismatch detection [000 §3.2, §3.3]: does a measured λ* disagree with the expectation model, and
+// which attributes go with the disagreement? Pure functions: no I/O, no clock.
 #include <map>
 #include <optional>
 #include <string>
@@ -48,7 +48,7 @@ double class_entropy(std::size_t mismatches, std::size_t total);
 std::vector<RankedAttribute> rank_attributes(const std::vector<Attribute>& schema,
                                              const std::vector<ClassifiedObservation>& observations);
 
-// One center of the expectation model next to the SUT's per-stage times [000 §3.3.2]: which center's
+// One center of the expectation model next to the SUT's per-stage times [000 §3.2]: which center's
 // measured time deviates most from its prediction at the measured rate.
 struct CenterDeviation {
   std::string center;
