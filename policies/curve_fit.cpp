@@ -62,7 +62,7 @@ std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, doubl
       distinct = true;
   }
   // The prior is one more equation, slope = −b0, of weight 1/(rel_sd·b0)²: it adds to the slope's
-  // diagonal and right-hand side of the normal equations only.
+  // diagonal and right-hand side of the normal equations only (docs/decisions.md#curve-slope-prior).
   const bool with_prior = prior && prior->b > 0 && prior->rel_sd > 0 && std::isfinite(prior->b);
   if (with_prior) {
     if (points < 1) return std::nullopt;
