@@ -1,4 +1,4 @@
-// `workbench agent`: runs due probes unattended [issue 8.3]. With --once it runs what is due and
+// `workbench agent`: runs due probes unattended [000 §3.3.2]. With --once it runs what is due and
 // exits (for cron); otherwise it looks again every [probing] poll_s until interrupted.
 #include <fmt/format.h>
 

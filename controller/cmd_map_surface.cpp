@@ -1,8 +1,6 @@
-// `workbench map-surface`: [003 Alg. 1] with a D-optimal response surface [003 §4, §5.3.2].
-// Chooses the samples, orders them by a nearest-neighbour tour, runs a peak search on each (on K
-// testbed slots at once), stores everything as it happens, fits the surface (quadratic by default;
-// --model, --response and --coding choose another) and reports
-// measured and predicted λ*. Running the same command again continues an unfinished surface.
+// `workbench map-surface`: [003 Alg. 1] with a D-optimal response surface [003 §4, §5.3.2]: chooses
+// and tours the samples, searches each (on K slots at once), stores all as it happens, fits the surface
+// and reports measured and predicted λ*. Running the same command again continues an unfinished one.
 #include <fmt/format.h>
 
 #include <chrono>

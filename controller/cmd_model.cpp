@@ -1,6 +1,6 @@
 // `workbench model show` and `workbench model calibrate`: the expectation model of a testbed, its
 // configured and calibrated demands, and calibration from refserver's per-stage times or by the
-// service demand law D = U/X from its disks' utilization [issue 7.2].
+// service demand law D = U/X from its disks' utilization [000 §4.1.1].
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -133,7 +133,7 @@ int run_show(const CommonOptions& common, const ModelOptions& o) {
   fmt::print(
       "λ* expected: {:.1f}/s with calibrations, {:.1f}/s as configured; λ_max {:.1f}/s; bottleneck {}\n",
       with_cal.peak_rate, without_cal.peak_rate, with_cal.saturation_rate, with_cal.at.bottleneck);
-  // The Z-CART tree the probe agent keeps for this testbed [issue 8.1].
+  // The Z-CART tree the probe agent keeps for this testbed [000 §3.3.1].
   if (std::optional<ZCart> tree = load_zcart(store, config)) {
     fmt::print("Z-CART correction of λ* ({} observations, {} nodes):\n{}", tree->observation_count(),
                tree->node_count(), tree->describe());
@@ -161,11 +161,8 @@ int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
       o.runlength_s ? *o.runlength_s : std::max(config.peak().runlength_s, std::min(60.0, 2000.0 / rate));
   if (!(runlength > 0)) throw InputError("--runlength must be positive");
 
-  // No warm-up for this trial: the stage counters (reset as the trial starts) then cover exactly
-  // the requests the generator measured, so "net" — the generator's mean minus refserver's mean
-  // residence — compares the same requests. With a warm-up, the two means were over different
-  // exponential draws, whose difference (a few tenths of a millisecond) can exceed the network's
-  // share and leave "net" out. At a quarter of saturation nothing needs warming.
+  // No warm-up: the stage counters, reset as the trial starts, then cover exactly the requests the
+  // generator measured, so "net" compares the same requests (docs/decisions.md#calibration-no-warmup).
   real->workload.warmup_s = 0;
   store::Store store(common.store_or(config.store_path()));
   std::vector<CalibratedDemand> measured;

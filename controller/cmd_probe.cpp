@@ -1,4 +1,4 @@
-// `workbench probe list|run|cancel`: the probes scheduled after mismatches [issue 8.3].
+// `workbench probe list|run|cancel`: the probes scheduled after mismatches [000 §3.3.2].
 #include <fmt/format.h>
 
 #include <chrono>

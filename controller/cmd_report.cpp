@@ -1,5 +1,5 @@
 // `workbench report`: every stored search of a testbed, measured λ* next to the expectation stored
-// with it and the gap between them [issue 7.3].
+// with it and the gap between them [000 §2.1, §3.2].
 #include <fmt/format.h>
 
 #include <cmath>

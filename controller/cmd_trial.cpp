@@ -1,5 +1,5 @@
 // `workbench trial`: N trials of one sample at one fixed rate, stored as a run, their mean response
-// time with a Student-t CI, and a check against the expectation's R(λ) [issue 8.2].
+// time with a Student-t CI, and a check against the expectation's R(λ) [000 §3.2].
 #include <fmt/format.h>
 
 #include <cmath>

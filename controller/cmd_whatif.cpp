@@ -1,5 +1,5 @@
 // `workbench whatif`: what a sample nobody measured would do, from the expectation model
-// [000 §2.1, 001 §III-C], each answer labelled with its source and fidelity [issue 7.4].
+// [000 §2.1, 001 §III-C], each answer labelled with its source and fidelity [000 §3.3.1].
 #include <fmt/format.h>
 
 #include <cmath>

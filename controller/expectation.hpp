@@ -1,14 +1,7 @@
 #pragma once
-// The expectation model of a testbed: its [model] queue network, with the demands calibrated from
-// measurements where a calibration applies, solved for one sample [000 §2.1, 001 §III-C].
-//
-// Calibration [issue 7.2]: a CalibratedDemand replaces a center's configured per-visit demand
-// (and, if measured, its visits) by a measured constant. A calibration measured at sample `from`
-// applies to sample `to` when the two agree on every factor the center's demand and visits depend
-// on — directly ({disks}) or through a workload attribute ({disk_ms} of [model.attributes.mix]).
-// The disk time measured under mix=db_tp therefore serves every threads/disks setting of db_tp,
-// but not mix=web; a constant CPU demand measured anywhere serves every sample.
-//
+// The expectation model of a testbed: its [model] queue network, with demands calibrated from
+// measurements where a calibration applies, solved for one sample [000 §2.1, 001 §III-C]. A
+// calibration applies where the center's demand cannot differ (docs/decisions.md#calibration-scope).
 // Pure functions of (config, calibrations, sample); units as in configs (ms, requests/s).
 // Failure: InputError when the config has no [model], a sample's level has no attribute value
 // (naming FILE:LINE:KEY), or the network evaluates to something unsolvable for this sample.
@@ -70,9 +63,7 @@ PeakExpectation expect_peak(const Config& config, const Sample& sample,
                             const std::function<void()>& between_solves = {});
 
 // A closed workload of `clients` with think time `think_ms` [001 §III-C.2]: solve_closed() of
-// models/closed_network.hpp — pools as flow-equivalent servers, so a thread limit bounds the
-// throughput, and multi-server centers exact where that takes bounded time (beyond it, and
-// without pools beyond 2000 clients, the approximations of models/closed_network.hpp).
+// models/closed_network.hpp, exact where that takes bounded time, approximate beyond.
 // Throughput per ms, times in ms.
 ClosedResult expect_closed(const Config& config, const Sample& sample,
                            const std::vector<CalibratedDemand>& calibrations, int clients, double think_ms);

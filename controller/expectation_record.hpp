@@ -1,6 +1,6 @@
 #pragma once
 // The expectation model and the store: calibrations read back, the expectation stored with each
-// search, and how well past expectations matched what was measured [issue 7.2, 7.3].
+// search, and how well past expectations matched what was measured [000 §2.1, §4.1.1].
 #include <cstdint>
 #include <iosfwd>
 #include <optional>

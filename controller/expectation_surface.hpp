@@ -1,8 +1,7 @@
 #pragma once
-// The fitted-surface answer of `workbench whatif` [003 §4; issue 7.4]: λ* from the response surface
-// of the latest finished `map-surface` run of this testbed, when the asked sample lies inside the
-// region it mapped — the same levels of every other factor as the surface's base sample, and each
-// surface factor within the range of the measured samples (no extrapolation).
+// The fitted-surface answer of `workbench whatif` [003 §4]: λ* from the latest finished map-surface of
+// this testbed, when the sample lies inside the region it mapped (the base sample's levels of the other
+// factors, each surface factor within the measured range: no extrapolation).
 #include <optional>
 #include <string>
 

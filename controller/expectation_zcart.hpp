@@ -1,13 +1,7 @@
 #pragma once
-// The Z-CART answer of `workbench whatif` [000 §3.3.1; issue 7.4, 8.1]: the expectation model's λ*
-// corrected by a zero-training regression tree (models/zcart.hpp) over the testbed's attributes
-// (controller/zcart_attributes.hpp: factors, workload attributes, derived metrics of the model),
-// trained on the stored searches whose measured λ* sits next to a stored expectation. With nothing
-// measured the tree is one leaf with correction 1: it answers the expectation itself.
-//
-// The probe agent persists a tree per testbed in the store and brings it up to date after every
-// probe by adding the new observations (ZCart::add, equal to a batch fit on all of them); whatif
-// uses it when present and fits one on the fly otherwise.
+// The Z-CART answer of `workbench whatif` [000 §3.3.1]: the expectation model's λ* corrected by a
+// tree over the testbed's attributes, trained on stored searches that have an expectation (one leaf of
+// correction 1 with nothing measured). Uses the probe agent's stored tree when present, else fits one.
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,11 +59,9 @@ struct ZCartUpdate {
   std::size_t added = 0;  // observations add()ed to the persisted tree
   bool refitted = false;  // no usable persisted tree: fitted from scratch
 };
-// Incremental retraining [issue 8.1]: when the persisted tree's observations are all among the
-// stored ones (a multiset of attribute values and ratio) and it was built with `options`, the
-// stored observations it lacks are add()ed one at a time (exact incremental mode: the tree equals
-// a batch fit on all of them, see models/zcart.hpp). Otherwise (no tree, other options, an
-// observation no longer stored or whose attributes changed with the config) it refits.
+// Brings the persisted tree up to date: exact incremental add() of the stored observations it lacks
+// when it was built with `options` from a subset of them, else a refit
+// (docs/decisions.md#zcart-attributes).
 ZCartUpdate update_zcart(store::Store& store, const Config& config, const ZCartOptions& options);
 // The same with the config's attributes (their cached values serve many calls).
 ZCartUpdate update_zcart(store::Store& store, const Config& config, const ZCartAttributes& attributes,

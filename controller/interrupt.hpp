@@ -16,10 +16,8 @@ bool interrupt_requested();
 // Throws Interrupted if a signal arrived.
 void check_interrupt();
 
-// Checks for an interrupt before and after every trial and forwards to the wrapped runner.
-// When stderr is a terminal it also shows one progress line (progress_line.hpp), redrawn every
-// second while a trial runs by a thread of its own that lives as long as that trial, and cleared
-// when it ends; otherwise it is quiet.
+// Checks for an interrupt before and after every trial and forwards to the wrapped runner; on a
+// terminal stderr it redraws one progress line every second while a trial runs (a thread per trial).
 // `stop`, when given, is asked too: true stops the search like a signal would (a cancelled probe).
 class InterruptibleRunner final : public TrialRunner {
  public:

@@ -1,11 +1,8 @@
 #pragma once
-// This controller's leases in the store (one owner per search, surface point and probe) and the
-// heartbeat that keeps them alive (DESIGN.md "Security and failure").
-//
-// A holder is dead when it ran on this host and its pid (with its start time) is gone, or when
-// it ran on another host and its heartbeat is older than the timeout ([testbed] lease_timeout_s).
-// Threads: the heartbeat runs on a thread of its own with its own store connection; every other
-// member may be called from any thread.
+// This controller's leases in the store (one owner per search, surface point and probe) and their
+// heartbeat (DESIGN.md "Security and failure"). A holder is dead when on this host its pid (and start
+// time) is gone, or elsewhere when its heartbeat is older than [testbed] lease_timeout_s.
+// Threads: the heartbeat has its own thread and store connection; other members are thread-safe.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>

@@ -51,14 +51,11 @@ struct PeakRun {
 // solve gets nullopt (its seed is then the neighbour's λ* unscaled). Results are cached.
 ExpectedPeak expected_peak_for_seeding(const Config& config, store::Store& store);
 
-// Runs and stores the search under a lease of `leases`. The same request as an unfinished search
-// of this testbed (a controller killed or interrupted mid-way) resumes it: its stored trials are
-// replayed and only the rest run. When a live controller runs it now, this one waits for it (and
-// takes it over should that controller die), then reports the search without running a trial.
-// `finish` (may be empty) runs in the transaction that stores the result, so what it stores
-// (the expectation, a mismatch) is there exactly when the result is.
-// On Interrupted the search is stored as "interrupted" and the exception propagates. `log`
-// receives the seeding note when verbose, and the resume and wait notes.
+// Runs and stores the search under a lease of `leases`, resuming an unfinished one of the same request
+// by replay (docs/decisions.md#resume-by-replay); a search a live controller runs is waited for (and
+// taken over if it dies), then reported. `finish` (may be empty) runs in the transaction storing the
+// result, so what it stores is there exactly when the result is. On Interrupted the search is stored
+// "interrupted" and the exception propagates. `log` gets the seeding note (verbose), resume and wait notes.
 PeakRun run_peak_search(const Config& config, store::Store& store, const Leases& leases, const Sample& sample,
                         const PeakRequest& request, const PreparedPeak& prepared, std::ostream& log,
                         const std::function<void(const PeakRun&)>& finish = {});

@@ -1,7 +1,7 @@
 #pragma once
-// After every finished search: store the expectation with it, and when the measured λ* disagrees
-// with it (models/mismatch.hpp), record a mismatch ranked by information gain and schedule probes
-// (models/probe_plan.hpp) [000 §3.3.2; issue 8.2, 8.3].
+// After every finished search: store the expectation with it and, when the measured λ* disagrees
+// (models/mismatch.hpp), record a mismatch ranked by information gain and schedule probes
+// (models/probe_plan.hpp) [000 §3.2, §3.3.2].
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -25,21 +25,18 @@ struct SearchCheck {
   std::vector<std::int64_t> probe_ids;  // planned by this mismatch
 };
 
-// Stores the expectation of search `search_id` (record_expectation) and checks `result` against
-// it. A mismatch is written with its ranked attributes and one line "mismatch: ..." goes to `log`.
-// Probes are planned unless the search ran a probe (`from_probe`) or a mismatch was recorded at
-// this sample before: a mismatch point schedules probes once. Safe to call from several threads
-// with one Store each. `attributes`: the config's Z-CART attributes, shared so their cached
-// values serve many calls (one thread only); null: built for this call.
+// Stores the expectation of search `search_id` and checks `result` against it: a mismatch is written
+// with its ranked attributes, one "mismatch: ..." line goes to `log`, and probes are planned once per
+// mismatch point (never for a search run by a probe, `from_probe`). Safe from several threads with one
+// Store each. `attributes`: shared cached Z-CART attributes (one thread only); null: built here.
 SearchCheck check_search(store::Store& store, const Config& config, const ProbeConfig& probing,
                          const Sample& sample, std::int64_t search_id, const SearchResult& result,
                          std::optional<std::int64_t> from_probe, std::ostream& log,
                          const ZCartAttributes* attributes = nullptr);
 
-// The expectation model's centers at `rate` next to the mean stage times of `trials` (those with
-// stage times; TrialResult::stage_ms): every compared center and the one that deviates most
-// (models/mismatch.hpp). Empty when no trial has stage times, the config has no [model], or the
-// model cannot be solved for this sample.
+// The expectation model's centers at `rate` next to the mean stage times of the `trials` that have
+// them: every compared center and the one that deviates most (models/mismatch.hpp). Empty without
+// stage times, without [model], or when the model cannot be solved for this sample.
 struct CenterCheck {
   std::vector<CenterDeviation> centers;
   std::optional<CenterDeviation> worst;
@@ -47,11 +44,9 @@ struct CenterCheck {
 CenterCheck check_centers(store::Store& store, const Config& config, const Sample& sample, double rate,
                           const std::vector<TrialResult>& trials);
 
-// A fixed-rate run (`workbench trial`): the trials of `sample` at one rate, stored as search
-// `run_id`, against the expectation's R(rate) [issue 8.2]. A mismatch when R_expected lies
-// outside the CI of the mean response time and is off by more than probing.tolerance of it; it
-// is recorded with metric "mean_ms", ranked attributes, the deviating center when the trials
-// carry stage times, and plans probes like a search's mismatch.
+// A fixed-rate run (`workbench trial`) stored as `run_id`, against the expectation's R(rate) [000 §3.2]:
+// a mismatch when R_expected lies outside the mean's CI and is off by more than probing.tolerance;
+// recorded with metric "mean_ms", ranked attributes and the deviating center, and planning probes.
 struct FixedRunCheck {
   std::optional<double> expected_ms;  // nullopt: no [model], unsolvable, or saturated at this rate
   std::string bottleneck;

@@ -1,8 +1,7 @@
 #pragma once
-// Running scheduled probes [000 §3.3.2; issue 8.3]: claim a probe in the store (so two agents never
-// run the same one), run a peak search on its sample exactly as `workbench peak` does, check that
-// search for a mismatch, add it to the testbed's Z-CART tree and close the mismatches the
-// refined tree now predicts within tolerance.
+// Running scheduled probes [000 §3.3.2]: claim one in the store (two agents never run the same one),
+// search its sample as `workbench peak` does, check for a mismatch, add it to the testbed's Z-CART
+// tree and close the mismatches the refined tree now predicts within tolerance.
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -50,9 +49,8 @@ std::optional<std::int64_t> run_claimed_probe(store::Store& store, const ProbeRu
 // included). Stops early (by exception) on an interrupt.
 int run_due_probes(store::Store& store, const ProbeRunner& runner, int max);
 
-// Brings the testbed's stored Z-CART tree up to date with every stored observation (update_zcart:
-// the new ones added incrementally, or a refit when the stored tree cannot be extended), stores
-// it, and closes each open mismatch whose measured λ* the tree now predicts within the probing
+// Brings the testbed's stored Z-CART tree up to date with every stored observation (update_zcart),
+// stores it, and closes each open mismatch whose measured λ* it now predicts within the probing
 // tolerance. Returns the ids of the mismatches closed.
 std::vector<std::int64_t> refine_models(store::Store& store, const Config& config, const ProbeConfig& probing,
                                         std::ostream& log, const ZCartAttributes* attributes = nullptr);

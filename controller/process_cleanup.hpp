@@ -52,10 +52,9 @@ OwnerState judge_owner(const store::Store::ProcessRow& row, const std::string& t
 // CleanupOptions from the environment: $WB_FOREIGN_OWNER_TIMEOUT_S (seconds) when set.
 CleanupOptions cleanup_options_from_env();
 
-// Kills, on its host, every recorded group of `testbed` whose owner is dead and whose leader
-// still runs with its recorded start time (a reused pgid is left alone), and deletes the rows of
-// dead owners. Says one line on `log` per group killed, and per group it could not reach (that
-// row stays). Throws Error only for store failures. Returns the number of groups killed.
+// Kills, on its host, every recorded group of `testbed` whose owner is dead and whose leader still runs
+// with its recorded start time, and deletes dead owners' rows (a row stays if its host is unreachable).
+// One line on `log` per group killed or unreached. Throws Error only for store failures; returns the kills.
 int kill_orphaned_processes(store::Store& store, const std::string& testbed, const TestbedConfig& hosts,
                             std::ostream& log, const CleanupOptions& options = cleanup_options_from_env());
 

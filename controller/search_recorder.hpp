@@ -1,11 +1,7 @@
 #pragma once
-// Recording a peak search as it runs, and replaying a recorded one after a crash.
-//
-// The search [003 Alg. 2] is deterministic given its trial results: the same results in the same
-// order make the same decisions. So a search interrupted mid-way (SIGKILL, power loss) resumes by
-// feeding it its stored trials again, in order, through a ReplayingRunner, and only trials beyond
-// the stored ones run on the testbed. StoringObserver skips the replayed trials, so nothing is
-// stored twice and no finished trial is run again.
+// Recording a peak search as it runs, and replaying a recorded one after a crash: the search is
+// deterministic given its trials, so it resumes by replaying them and runs only the rest
+// (docs/decisions.md#resume-by-replay).
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -16,10 +12,9 @@
 
 namespace wb {
 
-// Writes every trial and load to the store as it happens (each its own transaction, so a crash
-// loses at most the trial in flight); logs them to stderr when `verbose`. The first
-// `replayed_trials` trials reported are already stored and are not written again.
-// Not thread-safe: one per search, used on the thread that runs the search.
+// Writes every trial and load to the store as it happens, each in its own transaction; logs them to
+// stderr when `verbose`. The first `replayed_trials` reported are already stored and not written
+// again. Not thread-safe: one per search, on the thread that runs it.
 class StoringObserver final : public SearchObserver {
  public:
   StoringObserver(store::Store& store, std::int64_t search_id, bool verbose, std::size_t replayed_trials = 0)
@@ -49,10 +44,9 @@ class ReplayMismatch final : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Returns the recorded trials of a search, in order, then forwards to `live` for new ones.
-// A replayed call must ask for the rate and runlength the recorded trial ran at; otherwise the
-// store does not belong to this search (other options, another picker) and run() throws
-// ReplayMismatch rather than resume a different search. Not thread-safe.
+// Returns the recorded trials of a search, in order, then forwards to `live`. A replayed call must ask
+// for the recorded rate and runlength, else run() throws ReplayMismatch rather than resume a different
+// search. Not thread-safe.
 class ReplayingRunner final : public TrialRunner {
  public:
   ReplayingRunner(TrialRunner& live, std::vector<TrialResult> recorded)

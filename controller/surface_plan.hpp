@@ -1,16 +1,7 @@
 #pragma once
-// Choosing and ordering the samples of a response surface [003 Alg. 1 Step 2, §4, §5.3.2].
-//
-// The candidates are the full factorial of the chosen numeric factors' declared levels (4 disks x 8
-// threads = the 32 samples of §5.3.2); the other factors stay at the base sample's levels. The
-// design is either every candidate ("full") or a D-optimal subset for the model ("dopt", Fedorov
-// exchange over coded factors). The model is quadratic on the identity response by default; a
-// cubic model, a log or reciprocal response (rsm/response.hpp) and the factors' coding scale are
-// options (the D-optimal design depends on the terms and the coding, not on the response scale). The design
-// points are then ordered by a nearest-neighbour tour so that seeding each search from its nearest measured
-// neighbour [003 §3.7] helps.
-//
-// Pure computation on the config; safe from any thread.
+// Choosing and ordering the samples of a response surface [003 Alg. 1 Step 2, §4, §5.3.2]: the full
+// factorial of the chosen numeric factors' levels (others at the base sample's) or a D-optimal subset
+// for the model and coding, in a nearest-neighbour tour so seeding [003 §3.7] helps. Pure; thread-safe.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,10 +52,9 @@ Coding coding_for_levels(const std::vector<double>& levels);
 // <= 0), or N outside [terms, candidates].
 SurfacePlan plan_surface(const Config& config, const Sample& base, const SurfacePlanOptions& options);
 
-// Adds the plan's model options to a surface's params key (the JSON that identifies a surface for
-// resume): "model", "response" and "coding", each only when it differs from the default
-// (quadratic, identity, auto), so the params of a default surface are the same as before these
-// options existed and an older unfinished surface still resumes.
+// Adds the plan's model options to a surface's params key (which identifies it for resume): "model",
+// "response" and "coding" only where they differ from the default (quadratic, identity, auto), so an
+// older unfinished default surface still resumes.
 void surface_model_params(const SurfacePlan& plan, nlohmann::json& params);
 
 // Greedy nearest-neighbour tour of `rows` of `coded` (Euclidean distance of coded factors): starts

@@ -33,11 +33,11 @@ struct SurfaceReport {
 // Fills surface, or fit_error when the measured points cannot determine the model.
 void fit_report_surface(SurfaceReport& report);
 
-// `workbench map-surface --json`: {surface_id, factors, status, design:{kind, points, D,
-// d_efficiency, g_efficiency, model, response, coding}, samples:[{sample, measured, peak_rate,
-// predicted, search_id}], fit:{model, response, terms, coefficients (on the response scale), r2 (in
-// λ*), mape_loo} (null without a fit), trials, cost_s, wall_s,
-// this_run:{elapsed_s, trials_run, trials_replayed}}. samples lists every candidate.
+// `workbench map-surface --json`: {surface_id, factors, status, design:{kind, points, D, d_efficiency,
+// g_efficiency, model, response, coding}, samples:[{sample, measured, peak_rate, predicted, search_id}]
+// (every candidate), fit:{model, response, terms, coefficients (on the response scale), r2 (in λ*),
+// mape_loo} (null without a fit), trials, cost_s, wall_s, this_run:{elapsed_s, trials_run,
+// trials_replayed}}.
 nlohmann::json surface_json(const SurfaceReport& r);
 
 // Human output: the λ* table (rows: levels of the first factor, columns: of the second; measured

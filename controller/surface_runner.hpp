@@ -1,23 +1,12 @@
 #pragma once
 // Running the searches of a response surface [003 Alg. 1, outer loop] on K testbed slots at once,
-// resumably.
-//
-// Everything needed to resume is in the store: the surface's planned samples in tour order, and for
-// each started sample its search (with its start rate and every completed trial). run_surface()
-// never starts a second search for a sample: a finished search is read back, an unfinished one is
-// replayed from its stored trials (ReplayingRunner) and continued, and only samples without a
-// search get a new one. So a controller killed at any moment (SIGKILL included) loses at most the
-// trials in flight.
-//
-// One owner per point: a worker measures a point only under its lease (controller/leases.hpp), so
-// two controllers on one surface share its points and never run one twice; a point another live
-// controller holds is waited for, and taken over should that controller die.
-//
-// Threads: one worker thread per slot, each with its own TrialRunner (from the factory) and its
-// own Store connection (SQLite WAL serialises the writers). The shared queue and results are
-// guarded by one mutex. Failure: the first exception in any worker stops the others before their
-// next trial and is rethrown (Interrupted included) after all workers have stopped; an
-// interrupted search is stored as "interrupted" so that the next run continues it.
+// resumably: a sample's finished search is read back, an unfinished one replayed and continued, and
+// only samples without one start a search, so a killed controller loses at most the trials in flight
+// (docs/decisions.md#resume-by-replay). A worker measures a point only under its lease, so controllers
+// sharing a surface never run a point twice; a point held by a live one is waited for, or taken over.
+// Threads: one worker per slot with its own TrialRunner and Store connection; one mutex guards the
+// queue and results. Failure: the first exception in a worker stops the others before their next trial
+// and is rethrown once all have stopped; an interrupted search is stored "interrupted" to continue.
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -16,13 +16,10 @@ namespace wb {
 // for a bad $WB_FOREIGN_OWNER_TIMEOUT_S with a real testbed, process_cleanup.hpp).
 std::optional<TestbedConfig> validate_testbed(const Config& config);
 
-// The TrialRunner for a validated config: real hosts when `testbed` is set, else the simulated
-// testbed. `verbose` logs SUT starts and uploads to stderr. A trial in flight stops (Interrupted)
-// on a signal, or when `stop` (if given) returns true.
-// For real hosts it first kills what dead controllers left running on this testbed (recorded in
-// the store at `store_path`, process_cleanup.hpp), saying so on stderr, and the runner records
-// every process it starts there until it is stopped. Call it after the store was opened (and so
-// after validation) and before anything starts.
+// The TrialRunner for a validated config: real hosts when `testbed` is set, else the simulated one; a
+// trial stops (Interrupted) on a signal or when `stop` returns true. For real hosts it first kills what
+// dead controllers left (process_cleanup.hpp) and records every process it starts in the store at
+// `store_path`: call it after the store is opened and before anything starts. `verbose` logs to stderr.
 std::unique_ptr<TrialRunner> make_trial_runner(const Config& config,
                                                const std::optional<TestbedConfig>& testbed,
                                                std::uint64_t seed, bool verbose,

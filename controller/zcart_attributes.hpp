@@ -1,28 +1,15 @@
 #pragma once
-// The attributes a testbed's Z-CART tree splits on [000 §3.3.1; issue 8.1]: the factors, workload
-// attributes and derived metrics of the expectation model. Every attribute is a function of the
-// sample alone (and the config), so it is known for a sample nobody measured: whatif predicts
-// there, and a probe's sample has its attributes before it runs.
-//
-// In schema order:
+// The attributes a testbed's Z-CART tree splits on [000 §3.3.1], each a function of sample and config
+// alone, so known before a sample runs (docs/decisions.md#zcart-attributes). In schema order:
 //   - every factor: a numeric level's number, a categorical level's index;
-//   - workload attributes: each [model.attributes.F] NAME (a number per level of F), and, when
-//     [workload] mix is a file whose path names exactly one factor and every level's file loads,
-//     the mix's read_fraction, write_fraction and sequential_fraction (by operation weight) and
-//     mean_size_bytes (weighted mean request size) at the sample's level of that factor;
-//   - derived metrics of the expectation model as configured ([model] without calibrations, so an
-//     observation's coordinates do not move when `model calibrate` runs; the calibrated λ* is the
-//     tree's prior, not a coordinate): expected_peak (λ*, requests/s), bottleneck (categorical:
-//     the center with the highest utilization at λ*), bottleneck_util (its utilization there), and
-//     for each pool P and center C within P whose server counts both depend on factors, P_per_C
-//     (P's tokens per server of C, e.g. nfsd_per_disk = threads / disks).
-// An attribute whose name is already taken (a factor, an earlier attribute) is left out, and so
-// is a workload attribute with the same value at every level.
-//
-// Probes vary factors: probe_ranking() maps a ranked workload or derived attribute back to the
-// factors it depends on (factors_of), in their own rank order.
-//
-// Not thread-safe (encode() caches); one per thread.
+//   - workload attributes: each [model.attributes.F] NAME, and, when [workload] mix is a file whose
+//     path names exactly one factor and every level's file loads, that mix's read_fraction,
+//     write_fraction, sequential_fraction (by weight) and mean_size_bytes at the sample's level;
+//   - metrics of the expectation model as configured (no calibrations): expected_peak (λ*, 1/s),
+//     bottleneck (categorical: the most utilized center at λ*), bottleneck_util, and P_per_C (tokens
+//     of pool P per server of C within P, both factor-dependent, e.g. nfsd_per_disk).
+// Names already taken and workload attributes equal at every level are left out. Not thread-safe
+// (encode() caches); one per thread.
 #include <map>
 #include <optional>
 #include <string>
@@ -68,10 +55,9 @@ class ZCartAttributes {
   mutable std::map<std::string, std::optional<std::vector<double>>> cache_;  // by sample key
 };
 
-// The ranking as probes can use it: each ranked attribute in turn, a factor as itself and any
-// other attribute as the factors it depends on, these ordered by their own position in `ranked`
-// (a factor not ranked goes last, in schema order); every factor once, at its first place; the
-// gain is that of the attribute that brought it in. [issue 8.3: probes vary factors]
+// The ranking as probes can use it [000 §3.3.2]: each ranked attribute in turn, a factor as itself and
+// another attribute as its factors in their own ranked order (unranked factors last, schema order);
+// each factor once, at its first place, with the gain of the attribute that brought it in.
 std::vector<RankedAttribute> probe_ranking(const ZCartAttributes& attributes,
                                            const std::vector<RankedAttribute>& ranked);
 

@@ -1,8 +1,7 @@
 #pragma once
-// CLI11 checks for numeric flags, shared by workbench and wbload. CLI11's own Range lets NaN
-// through (every comparison with NaN is false), reads "inf" and "1e999" as infinity, wraps "-1"
-// into an unsigned 2^64-1 and clamps an int64 that overflows; these refuse all of that, so a bad
-// number is one line and exit 2 before anything runs. Header-only (wbload does not link wb_core).
+// CLI11 checks for numeric flags, shared by workbench and wbload. CLI11's Range lets NaN, "inf",
+// "1e999", a wrapped "-1" and an overflowing int64 through; these refuse them, so a bad number is one
+// line and exit 2 before anything runs. Header-only (wbload does not link wb_core).
 #include <CLI/CLI.hpp>
 
 #include <charconv>

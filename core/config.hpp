@@ -34,10 +34,9 @@ struct PeakConfig {
   int max_trials = 30;               // per load, then the load is given up as "budget"
   int max_loads = 40;                // test loads per search
   double budget_s = 0;               // total cost cap per search, 0 = none
-  // How the accuracy test that ends a search is protected against optional stopping:
-  // "bonferroni" (default): looks only at trial counts growing by `look_growth`, from
-  // `peak_min_trials`, each look at confidence 1-(1-c)/K for the K looks that fit in max_trials;
-  // "none": the CI at c after every trial, exactly as [003 Alg. 2].
+  // How the accuracy test that ends a search is protected against optional stopping: "bonferroni"
+  // (default) looks at trial counts growing by `look_growth` from `peak_min_trials`, each at 1-(1-c)/K
+  // (docs/decisions.md#claim-looks); "none": the CI at c after every trial, as [003 Alg. 2].
   Sequential sequential = Sequential::kBonferroni;
   int peak_min_trials = 3;
   double look_growth = 1.5;

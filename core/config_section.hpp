@@ -27,11 +27,9 @@ struct Bounds {
   bool admits(double v) const;  // false for NaN and ±inf
 };
 
-// A view of one TOML table of a config file that reads typed values and reports every problem as
-// one InputError line "FILE:LINE:KEY: what is wrong". It remembers which keys were read, so
-// finish() can reject unknown keys (typos) in the same format.
-//
-// The viewed table must outlive the section.
+// A view of one TOML table that reads typed values and reports every problem as one InputError line
+// "FILE:LINE:KEY: what is wrong"; it remembers the keys read, so finish() rejects unknown keys (typos)
+// the same way. The viewed table must outlive the section.
 class ConfigSection {
  public:
   ConfigSection(const toml::table& table, std::string file, std::string path);

@@ -1,14 +1,9 @@
 #pragma once
-// The project's one error policy: exceptions with RAII (see README, "Developer notes").
-//
-//  - InputError: the user gave us something wrong (a config key, an argument, a --set value).
-//    Its message is one line that names what and where (file:line:key for configs). It maps to
-//    exit code 2 and is always thrown before anything is written to the store.
-//  - Error: anything else that stops a command (a process that could not start, an SQLite
-//    failure, a lost SSH connection). Exit code 1 unless the thrower says otherwise.
-//
-// Foreign error codes (errno, sqlite3, libssh) are translated into these at the boundary, in one
-// function per library.
+// The project's one error policy: exceptions with RAII (README, "Developer notes").
+//  - InputError: the user gave something wrong (a config key, an argument, a --set value): one line
+//    naming what and where (file:line:key for configs), exit code 2, thrown before the store is written.
+//  - Error: anything else that stops a command (a process start, SQLite, a lost SSH connection): exit
+//    code 1 unless the thrower says otherwise. Foreign error codes are translated at the boundary.
 #include <stdexcept>
 #include <string>
 

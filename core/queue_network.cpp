@@ -115,9 +115,8 @@ constexpr ExprRule kVisits{0, 1e6, false,
 constexpr std::size_t kMaxCombinations = 100000;
 
 // Evaluates `e` for every combination of the levels of the factors it names (through workload
-// attributes too: an attribute varies with its factor's level) and fails at `key` with the first
-// sample whose value breaks `rule`. Levels an attribute gives no value are skipped here;
-// QueueNetwork::with_attributes() reports them for the sample that needs them.
+// attributes too) and fails at `key` with the first sample that breaks `rule`. Levels an attribute
+// gives no value are skipped; QueueNetwork::with_attributes() reports them where needed.
 void check_every_level(ConfigSection& t, const std::string& key, const Expr& e,
                        const std::vector<Factor>& factors, const QueueNetwork& net, const ExprRule& rule) {
   std::vector<const Factor*> varied;

@@ -18,12 +18,9 @@ enum class Discipline { kFcfs, kPs, kDelay };
 const char* to_string(ServiceDistribution d);
 const char* to_string(Discipline d);
 
-// One service center of a queue network.
-//
-// A center of kind "pool" has no service time of its own: it is a set of `servers` tokens (a
-// thread pool). A request takes a token before its first visit to a center declared `within` the
-// pool and holds it until its last such visit ends — simultaneous possession [003 Fig. 2]: a
-// thread is held while its request queues for and uses a disk.
+// One service center of a queue network. A "pool" is a set of `servers` tokens (a thread pool) with no
+// service time: a request takes a token before its first visit to a center declared `within` the pool
+// and holds it until its last such visit ends (simultaneous possession [003 Fig. 2]).
 struct ServiceCenter {
   std::string name;
   bool pool = false;
@@ -40,9 +37,8 @@ struct ServiceCenter {
 };
 
 // [model] only: a number per level of a categorical (workload) factor, usable in the network's
-// expressions as {name} — e.g. the fraction of a mix's requests that touch a disk:
-//   [model.attributes.mix]
-//   disk_visits = { db_tp = 1.0, web = 0.9 }
+// expressions as {name}, e.g. the fraction of a mix's requests that touch a disk:
+// `[model.attributes.mix] disk_visits = { db_tp = 1.0, web = 0.9 }`.
 struct WorkloadAttribute {
   std::string factor;  // the categorical factor whose level selects the value
   std::string name;    // usable as {name}; never a factor's name
@@ -69,10 +65,9 @@ struct QueueNetwork {
   std::vector<std::string> attribute_names() const;
 };
 
-// Parses the `center` array of `section` ([[sim.center]] / [[model.center]]), checking every
-// expression against the names of `factors` and evaluating it for every combination of the levels
-// it depends on: servers must be a whole number >= 1, service_ms and visits positive, for every
-// sample. Problems are InputErrors with file:line:key.
+// Parses the `center` array of `section` ([[sim.center]] / [[model.center]]) and checks every
+// expression for every combination of the levels it depends on: servers a whole number >= 1,
+// service_ms and visits positive. Problems are InputErrors with file:line:key.
 QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<Factor>& factors);
 
 }  // namespace wb

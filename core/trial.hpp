@@ -18,24 +18,19 @@ struct TrialResult {
   double mean_ms = 0;
   double p50_ms = 0, p90_ms = 0, p95_ms = 0, p99_ms = 0, max_ms = 0;
   double cost_s = 0;  // benchmarking time this trial cost: warm-up + r + overhead
-  // Mean time per request in each stage of the SUT, ms, by stage name (refserver's
-  // sut/stage_stats.hpp: thread_queue, lock, cpu, disk_queue, disk, lag, residence), over every
-  // request the SUT served during the trial, warm-up included. Empty when the SUT does not report
-  // stages (other servers, the simulated testbed) or its statistics could not be read.
+  // Mean time per request in each SUT stage (sut/stage_stats.hpp), ms, by stage name, over every request
+  // served during the trial, warm-up included. Empty when the SUT does not report stages (other servers,
+  // the simulated testbed) or its statistics could not be read.
   std::map<std::string, double> stage_ms;
 };
 
-// Throws Error naming the field ("trial.mean_ms: -20000 ...") unless `t` is a possible
-// measurement: the offered rate and runlength finite and positive, the achieved rate, latencies,
-// cost and stage times finite and not negative, completed and errors each at most sent, p50 <= p90
-// <= p95 <= p99 <= max and mean <= max. Runners call it last, so nothing impossible reaches a
-// search or the store.
+// Throws Error naming the field ("trial.mean_ms: -20000 ...") unless `t` is a possible measurement:
+// rates, times and counts finite, in range and consistent (completed, errors <= sent; p50 <= ... <= max,
+// mean <= max). Runners call it last, so nothing impossible reaches a search or the store.
 void check_trial(const TrialResult& t);
 
-// A trial that could not run at all (host unreachable, generator crashed) throws Error instead.
-//
-// Runs trials on some testbed. The peak search sees only this interface, so the same search code
-// runs against the simulated testbed and against real hosts.
+// Runs trials on some testbed. The peak search sees only this interface, so the same search code runs
+// against the simulated testbed and real hosts. A trial that cannot run at all throws Error.
 class TrialRunner {
  public:
   virtual ~TrialRunner() = default;

@@ -1,19 +1,12 @@
 #pragma once
-// ChildProcess: a local child started in its own session (hence its own process group) with
-// stdin on /dev/null and stdout/stderr on pipes. Internal to LocalExecutor (and the sshd test
-// fixture); callers outside harness/ use Executor.
-//
-// The child dies with this process: it is started by a guard (process_guard.hpp), a fork of
-// this process that is its parent, reports its exit over a pipe and kills its whole group when
-// this process is gone, however it died. So the child's exit status comes from the guard, not
-// from waitpid: this process never waits for the child itself.
-//
-// Ownership: move-only RAII owner of the child's guard and both pipe read ends. The destructor
-// kills the whole group with SIGKILL if the leader has not exited, waits for its exit, ends the
-// guard (leaving alone what the group still holds, as a shell would after a command exits) and
-// never throws.
-// Threads: not thread-safe; one owner thread (LocalProcess reads the pipes from a second thread
-// but only through the file descriptors it took with take_out()/take_err()).
+// ChildProcess: a local child in its own session and process group, stdin on /dev/null, stdout and
+// stderr on pipes; internal to LocalExecutor (and the sshd fixture). It is started by a guard
+// (process_guard.hpp), so it dies with this process however that dies, and its exit status comes
+// from the guard: this process never waits for the child itself.
+// Ownership: move-only RAII owner of the guard and both pipe read ends; the destructor SIGKILLs the
+// group if the leader still runs, waits for its exit, ends the guard (leaving what the group still
+// holds, as a shell would) and never throws.
+// Threads: one owner thread (LocalProcess reads the pipes from another, through take_out()/take_err()).
 #include <sys/types.h>
 
 #include <chrono>
@@ -55,11 +48,9 @@ std::string signal_name(int sig);
 
 class ChildProcess {
  public:
-  // Starts argv with `env` added to this process's environment, in `cwd` if given; argv[0] is
-  // looked up in this process's PATH. Returns nullopt and sets `spawn_error` (errno) if the
-  // program could not be executed. Throws Error for other failures (pipes, fork; bad env names
-  // are InputError). `guard_grace`: when this process dies, how long the guard waits between
-  // SIGTERM and SIGKILL of the group.
+  // Starts argv (looked up in this process's PATH) with `env` added, in `cwd` if given. nullopt and
+  // `spawn_error` (errno) if it could not be executed; Error for other failures (bad env names:
+  // InputError). `guard_grace`: when this process dies, the guard's wait between SIGTERM and SIGKILL.
   static std::optional<ChildProcess> spawn(const std::vector<std::string>& argv,
                                            const std::map<std::string, std::string>& env,
                                            const std::optional<std::string>& cwd, int& spawn_error,

@@ -1,31 +1,19 @@
 #pragma once
-// Executor: where workbench runs commands — this machine (LocalExecutor) or a host reached over
-// SSH (SshExecutor). The trial runner, SUT lifecycle and generator adapters see only this
-// interface, so tests can substitute a fake or an ExecutorWrapper that injects faults.
-//
-// Contracts common to every implementation:
-//  - A command is an argv, never a shell string. Implementations that need a shell quote every
-//    argument (shell_quote.hpp), so an argument reaches the program as exactly one literal word.
-//  - Every command runs in its own process group (its own session); stopping it or reaching its
-//    deadline kills the whole group (SIGTERM, then SIGKILL after a grace period), grandchildren
-//    included, and nothing else.
-//  - stdin of every command is empty (/dev/null or a channel nothing is written to).
-//  - Nothing outlives its controller: a command started with start() dies with the process that
-//    started it, however that process ends (SIGKILL, a crash, a lost SSH connection) — its whole
-//    group gets SIGTERM, then SIGKILL after the kill grace. Locally a guard process does that
-//    (process_guard.hpp; local run() commands have one too), over SSH a guard in the command's
-//    group that ends it when the command's channel closes (remote_command.hpp).
+// Executor: where workbench runs commands, this machine (LocalExecutor) or an SSH host (SshExecutor).
+// The trial runner, SUT lifecycle and generator adapters see only this, so tests can use a fake or an
+// ExecutorWrapper that injects faults. Contracts of every implementation:
+//  - A command is an argv, never a shell string; a shell, where needed, gets every argument quoted
+//    (shell_quote.hpp) as exactly one literal word. stdin is always empty.
+//  - Every command runs in its own process group (session); stopping it or its deadline kills the
+//    whole group (SIGTERM, SIGKILL after a grace period), grandchildren included, and nothing else.
+//  - Nothing outlives its controller: a start()ed command's group dies with the process that started
+//    it, however that ends, through a guard (process_guard.hpp locally, remote_command.hpp over SSH).
 //  - run() returns once the program has exited and its stdout and stderr have closed (like sh's
-//    $(...)): a background child that keeps them open keeps run() waiting, up to the deadline.
-//    Output is kept in memory; commands with huge output should write to a file instead.
-//  - Failure: a command that runs and exits non-zero is NOT an error — it is a CommandResult.
-//    A program that cannot be executed shows as exit status 127 (not found) or 126 (not
-//    executable) with the reason on `err`, as a shell would report it. wb::Error is thrown only
-//    when the executor itself fails (cannot fork, SSH connection lost or refused, host key
-//    rejected, upload failed); its message names the host and the command.
-//  - Threads: one Executor is used by one thread at a time (implementations may guard
-//    themselves with a mutex, see their headers); different Executors are independent and may be
-//    used from different threads in parallel.
+//    $(...)), up to the deadline; output is kept in memory.
+//  - Failure: a non-zero exit is a CommandResult, not an error; a program that cannot run exits 127
+//    (not found) or 126 (not executable) with the reason on `err`. wb::Error, naming host and command,
+//    only when the executor itself fails (fork, SSH connection or host key, upload).
+//  - Threads: one thread at a time per Executor; different Executors may run in parallel.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -73,10 +61,9 @@ class Process {
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
 
-  // The next line of stdout, without its "\n". Returns nullopt when stdout has ended (the
-  // process exited or closed it). Throws Error if no complete line arrives within `timeout`
-  // or the start deadline passes (the message includes the tail of stderr).
-  // Typical use: wait for a SUT's "ready" line.
+  // The next line of stdout without its "\n" (e.g. a SUT's "ready"); nullopt when stdout has ended.
+  // Throws Error if no complete line arrives within `timeout` or the start deadline passes (the message
+  // includes the tail of stderr).
   virtual std::optional<std::string> read_line(std::chrono::milliseconds timeout) = 0;
 
   // Waits up to `timeout` for the process to exit and returns its result (stdout not yet
@@ -139,10 +126,9 @@ class ExecutorWrapper : public Executor {
 // implementation calls it before running anything.
 void check_command_spec(const CommandSpec& spec);
 
-// Makes sure `remote_path` on `target` holds the program at `local_path` (e.g. wbload or
-// refserver): uploads it (mode 0755) when the remote copy is missing or its `--version` output
-// differs from the local program's; otherwise leaves it alone. Returns true if it uploaded.
-// Throws Error if the local program does not answer --version or the upload fails.
+// Makes sure `remote_path` on `target` holds the program at `local_path`: uploads it (mode 0755) when
+// missing or when its `--version` differs, and returns true if it uploaded. Throws Error if the local
+// program does not answer --version or the upload fails.
 bool ensure_binary(Executor& target, const std::string& local_path, const std::string& remote_path);
 
 }  // namespace wb

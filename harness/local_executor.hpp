@@ -1,15 +1,10 @@
 #pragma once
-// LocalExecutor: runs commands on this machine, each in its own session and process group,
-// stdin on /dev/null, stdout and stderr on separate pipes read with poll (so a chatty stderr
-// cannot deadlock a reader of stdout). Each command has a guard process (child_process.hpp) that
-// kills its group if this process dies first.
-//
-// Deadline: when it passes, the whole group gets SIGTERM, then SIGKILL after `kill_grace` (also
-// the guard's grace when this process dies).
-// upload() copies the file on the local file system.
-// Threads: the executor holds no mutable state; it may be used from several threads at once.
-// Every Process it returns owns one reader thread that drains the pipes into memory (so a long
-// running SUT never blocks on a full pipe); stop()/the destructor join it.
+// LocalExecutor: runs commands on this machine, each in its own session with a guard
+// (child_process.hpp), stdin on /dev/null, stdout and stderr on pipes read with poll (a chatty stderr
+// cannot block stdout). Past the deadline the group gets SIGTERM, then SIGKILL after `kill_grace`.
+// upload() copies the file locally. Threads: no mutable state, so usable from several threads; each
+// Process owns a reader thread draining its pipes (a long-running SUT never blocks on a full pipe),
+// joined by stop() or the destructor.
 #include <chrono>
 #include <memory>
 

@@ -1,8 +1,7 @@
 #pragma once
-// What a real testbed's workload mixes say about each level of the factor that selects them:
-// the workload attributes Z-CART splits on (controller/zcart_attributes.hpp) [issue 8.1], read
-// from the mix files that wbload reads (workloads/mix.hpp) — so the controller needs no
-// knowledge of the generator's file format.
+// What a real testbed's workload mixes say about each level of the factor that selects them: the
+// workload attributes Z-CART splits on [000 §3.3.1], read from the mix files wbload reads
+// (workloads/mix.hpp), so the controller needs no knowledge of the generator's file format.
 #include <cstddef>
 #include <optional>
 #include <utility>
@@ -20,10 +19,9 @@ struct MixFigures {
   double mean_size = 0;   // mean request size, bytes
 };
 
-// The mix file of every level of the one factor that [workload] mix names, as (the factor's
-// index in config.factors(), one MixFigures per level in level order); nothing for a testbed
-// without [sut] or [workload] mix, a mix path naming no factor or several, or a file that does
-// not load (the attributes are a help, never a reason to refuse a config).
+// The mix file of every level of the one factor that [workload] mix names: (its index in
+// config.factors(), one MixFigures per level). Nothing when there is no such factor or a file does not
+// load: the attributes are a help, never a reason to refuse a config.
 std::optional<std::pair<std::size_t, std::vector<MixFigures>>> mix_levels(const Config& config);
 
 }  // namespace wb

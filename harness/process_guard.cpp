@@ -148,10 +148,9 @@ void close_fds(unsigned first, unsigned last) noexcept {
   for (unsigned fd = first; fd <= last && fd < top; ++fd) ::close(static_cast<int>(fd));
 }
 
-// Keeps the descriptors *fds[0..n) (moved above 2 if needed, updating them), puts /dev/null on
-// 0, 1 and 2, and closes everything else: the guard must hold no other pipe's write end (another
-// guard's lifeline would then never end) and no socket of the controller (an SSH connection must
-// close when the controller dies, so that the remote guards fire).
+// Keeps the descriptors *fds[0..n) (moved above 2 if needed), puts /dev/null on 0, 1 and 2 and
+// closes everything else: no other guard's lifeline and no controller socket may stay open here
+// (docs/decisions.md#process-guard).
 void keep_only(int* const* fds, int n) noexcept {
   int keep[8];
   for (int i = 0; i < n; ++i) {

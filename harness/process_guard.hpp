@@ -1,30 +1,12 @@
 #pragma once
-// The guard of a local command (internal to ChildProcess): a fork of the controller that starts
-// the command, reports on it, and kills its whole process group once the controller is gone —
-// however the controller dies (SIGKILL, a crash, SIGHUP's default action), since what the guard
-// watches is the end of a pipe only the controller can write to (DESIGN.md "Security and
-// failure": nothing outlives its controller).
-//
-// Why the guard is the command's parent rather than a watcher beside it: it exists before the
-// command does, so there is no moment at which the command runs and nobody knows its group. And
-// a parent-death signal on the command itself would fire when the controller's *thread* exits,
-// and would reach neither grandchildren nor processes that left the command's group.
-//
-// Protocol: the guard writes fixed-size Records to its status pipe: kStarted (the command's pid,
-// which is its process group id, and its start time) or kFailed (errno of the exec), then
-// kExited (wait status) once the command has exited. It exits
-//  - when the lifeline (the read end of a pipe whose write end only the controller holds) ends:
-//    SIGTERM to the group, SIGKILL to whatever is left after the grace period;
-//  - when the command has exited and nothing of its group is left;
-//  - when the controller kills it with SIGKILL (ChildProcess's destructor: the command is reaped,
-//    its job is done). The command has a parent-death signal (SIGKILL) on the guard, which is
-//    single-threaded, so a guard killed early by someone else takes the command with it.
-// The guard ignores every other signal (they are blocked), including terminal ones: it runs in a
-// session of its own, and so does the command.
-//
-// Between fork() and _exit() the guard runs in a copy of a multithreaded process: it calls only
-// async-signal-safe functions (system calls; no allocation, locks or exceptions). Everything it
-// needs is prepared in the Plan before the fork.
+// The guard of a local command (internal to ChildProcess): a fork of the controller that is the
+// command's parent, reports on it, and kills its whole group once the controller is gone, however it
+// died, by watching a pipe only the controller writes to (why: docs/decisions.md#process-guard).
+// Protocol: fixed-size Records on the status pipe: kStarted (the pid = group id, start time) or
+// kFailed (exec errno), then kExited (wait status). The guard exits when the lifeline ends (SIGTERM to
+// the group, SIGKILL after the grace), when the command has exited and its group is empty, or when the
+// controller SIGKILLs it (the command, reaped, has a parent-death SIGKILL on the guard). It blocks
+// every other signal and, between fork() and _exit(), calls only async-signal-safe functions.
 #include <cstdint>
 
 namespace wb::guard {

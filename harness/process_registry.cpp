@@ -61,10 +61,9 @@ class RecordingExecutor final : public Executor {
   ProcessRegistry& registry_;
 };
 
-// $1 pgid, $2 start ticks, $3 polls of 50 ms before SIGKILL. Exit 0 killed, 3 gone, 4 reused.
-// Field 22 of /proc/PGID/stat is the 20th word after the name's closing parenthesis. It waits
-// while the leader runs (a zombie has ended: with its controller dead, its parent may be an init
-// that reaps it only seconds later), then SIGKILLs what is left of the group.
+// $1 pgid, $2 start ticks, $3 polls of 50 ms before SIGKILL. Exit 0 killed, 3 gone, 4 reused. Field
+// 22 of /proc/PGID/stat is the 20th word after the name's ")". A zombie leader counts as running: its
+// parent may be an init that reaps it late (docs/decisions.md#process-guard).
 constexpr const char* kKillScript =
     "p=$1; t=$2; n=$3; wb_s=; "
     "IFS= read -r wb_s 2>/dev/null </proc/\"$p\"/stat || exit 3; "

@@ -1,13 +1,8 @@
 #pragma once
-// The record of what a controller started, so that the next controller on a testbed can kill
-// what a dead one left (DESIGN.md "Security and failure"). The guards (executor.hpp) already end
-// a dead controller's process groups within the kill grace; the record is for what they cannot
-// reach: a guard killed along with its controller (an OOM kill of the whole cgroup, a reboot of
-// the controller's machine while an SSH host kept running, a connection whose close never
-// reached the host).
-//
-// The harness only reports groups; the controller keeps the record (in the store) and decides
-// which owners are dead. Threads: a registry is used by the thread of the executor it wraps.
+// The record of what a controller started, so the next controller on a testbed can kill what a dead
+// one left where the guards could not (docs/decisions.md#process-guard). The harness only reports
+// groups; the controller keeps the record (in the store) and decides which owners are dead.
+// Threads: a registry is used by the thread of the executor it wraps.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -51,11 +46,10 @@ enum class RecordedGroupFate {
   kReused,  // a process has the id but started at another time: it is not ours, left alone
 };
 
-// On `host`: ends process group `pgid` (SIGTERM, SIGKILL after `grace`) if its leader still
-// exists and started at `start_ticks` (/proc/PGID/stat field 22) — so a reused id is never
-// killed. A group whose leader has exited, or a record without a start time (0), counts as gone:
-// what is left of it cannot be told from a stranger's. Runs a POSIX sh script through
-// host.run(), the same on this machine and over SSH. Throws Error if the script cannot run.
+// On `host`: ends group `pgid` (SIGTERM, SIGKILL after `grace`) if its leader exists and started at
+// `start_ticks` (/proc/PGID/stat field 22), so a reused id is never killed; an exited leader or a
+// start time of 0 counts as gone. Runs a POSIX sh script through host.run(), locally or over SSH.
+// Throws Error if the script cannot run.
 RecordedGroupFate kill_recorded_group(Executor& host, long pgid, std::uint64_t start_ticks,
                                       std::chrono::milliseconds grace);
 

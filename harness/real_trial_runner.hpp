@@ -47,22 +47,16 @@ std::unique_ptr<Executor> connect_host(const HostConfig& host);
 std::string host_description(const HostConfig& host);
 
 // Runs trials on the hosts of a real testbed.
-//
-// Stages: when sut_reports_stages(), every trial resets refserver's counters just before the
-// generators start and reads them when they are done, over a TCP connection from this machine to
-// [sut] address:port; TrialResult::stage_ms holds the means. Stats that cannot be read (the SUT's
-// address not reachable from here) leave stage_ms empty and are logged; the trial stands.
-//
-// Lifecycle: the SUT is (re)started when the sample changes (restart = "per-sample") or before
-// every trial ("per-trial"), after the [sut] setup commands; it is stopped (its whole process
-// group) when the runner is destroyed, when a trial fails, and on interrupt. Every command is
-// built from templates with each substitution a single literal word (no injection).
-// Deadlines: the SUT must be ready within [sut] ready_timeout_s of its start, and every generator
-// must finish within [workload] warmup_s + runlength + timeout_s + deadline_slack_s of its start;
-// past either, the trial's processes (SUT included) are killed and run() throws an Error that
-// names the deadline.
-// Not thread-safe: one search at a time. Throws Error when a trial cannot run (SUT never ready,
-// generator failed or printed garbage, connection lost); Interrupted when options.interrupted().
+// Stages: when sut_reports_stages(), each trial resets refserver's counters just before the generators
+// start and reads them after, over TCP from here to [sut] address:port, into TrialResult::stage_ms;
+// stats that cannot be read leave it empty and are logged, and the trial stands.
+// Lifecycle: the SUT is (re)started, after the [sut] setup commands, when the sample changes
+// ("per-sample") or before every trial ("per-trial"), and its group stopped when the runner is
+// destroyed, a trial fails, or on interrupt. Commands come from templates, each substitution one word.
+// Deadlines: the SUT must be ready within ready_timeout_s; each generator must finish within warmup_s +
+// runlength + timeout_s + deadline_slack_s; past either, the trial's processes are killed and run()
+// throws an Error naming the deadline. Not thread-safe. Throws Error when a trial cannot run (SUT never
+// ready, generator failed or printed garbage, connection lost); Interrupted when options.interrupted().
 class RealTrialRunner final : public TrialRunner {
  public:
   RealTrialRunner(const Config& config, TestbedConfig testbed, RealRunnerOptions options);

@@ -36,11 +36,9 @@ std::string remote_command_line(const CommandSpec& spec) { return command_line(s
 
 std::string remote_start_line(const CommandSpec& spec, std::chrono::milliseconds grace) {
   const long steps = std::max<long>(1, static_cast<long>(grace.count()) / 50);
-  // Builtins only up to the guard's fork: `read` of /proc/$$/stat, then field 22 is the 20th
-  // word after the name's closing parenthesis. In the guard, $$ is still the leader's pid;
-  // SIGTERM is ignored only once it has begun killing, so that its own signal leaves it alive.
-  // It waits while the leader runs: a zombie has ended (with the connection gone, its parent is
-  // init, which may reap it only seconds later).
+  // Builtins only up to the guard's fork: field 22 of /proc/$$/stat is the 20th word after the name's
+  // ")"; $$ is still the leader's pid in the guard, which ignores SIGTERM only once it begins killing.
+  // A zombie leader counts as running (docs/decisions.md#process-guard).
   const std::string guard = fmt::format(
       "(trap '' INT QUIT; while read -r wb_x; do :; done; trap '' TERM; kill -TERM -$$; wb_i=0; "
       "while [ $wb_i -lt {} ] && kill -0 $$; do wb_s=; IFS= read -r wb_s </proc/$$/stat; "

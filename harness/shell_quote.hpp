@@ -1,20 +1,16 @@
 #pragma once
-// Turning argument vectors and command templates into POSIX sh command lines where every
-// argument is exactly one literal word. This is the only way workbench builds a command line for
-// a shell (the remote login shell of an SSH host, `sh -c` wrappers): factor values and other
-// substitutions can never inject a command, split into several words or expand anything.
-//
-// All functions are pure (no I/O, no global state) and thread-safe.
+// Turning argument vectors and command templates into POSIX sh command lines where every argument is
+// exactly one literal word: the only way workbench builds a line for a shell, so substitutions can
+// never inject a command, split or expand. Pure functions (no I/O, no global state), thread-safe.
 #include <map>
 #include <string>
 #include <vector>
 
 namespace wb {
 
-// One argument as one sh word: wrapped in single quotes, every ' written as '\'' . Newlines,
-// $, `, \, ", globs and spaces stay literal. The empty string becomes ''. Words made only of
-// characters that are never special to sh ([A-Za-z0-9_@%+:,./-]) are left unquoted for
-// readability; the result means the same word either way.
+// One argument as one sh word: in single quotes, every ' written as '\'' ; the empty string is ''.
+// Words only of characters never special to sh ([A-Za-z0-9_@%+:,./-]) stay unquoted for readability,
+// meaning the same word either way.
 std::string shell_quote(const std::string& arg);
 
 // argv as one sh command line: shell_quote of each argument, joined by single spaces.

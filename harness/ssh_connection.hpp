@@ -50,9 +50,8 @@ class Session {
 // Throws ConnectRefused for host-key or authentication refusals, Error for anything else.
 Session connect(const SshOptions& options);
 
-// Owns an ssh_channel and what its callbacks record (exit status and exit signal). The
-// destructor removes the callbacks before freeing the channel: libssh may keep the channel
-// until the server confirms the close, and stale callbacks would then point at freed memory.
+// Owns an ssh_channel and what its callbacks record (exit status and signal). The destructor removes
+// the callbacks before freeing the channel, which libssh may keep until the server confirms the close.
 // release() gives up the handle without freeing it (its session was already freed).
 class Channel {
  public:
@@ -63,10 +62,9 @@ class Channel {
   ssh_channel get() const { return ch_; }
   void release() noexcept;  // forget the handle without touching libssh
 
-  // Sends the open request without waiting for the server's answer (nullptr if it could not
-  // be sent): SshExecutor opens the next command's channel ahead, so that round trip overlaps
-  // with whatever the caller does between commands. finish_open() waits for the answer (it is
-  // usually already there) and returns false if the server refused or the session failed.
+  // Sends the open request without waiting for the answer (nullptr if it could not be sent), so the
+  // round trip overlaps the caller's work; finish_open() waits for the answer and returns false if the
+  // server refused or the session failed.
   static std::unique_ptr<Channel> open_ahead(ssh_session session) noexcept;
   bool finish_open() noexcept;
   // The same without waiting (the session is non-blocking for the call): 1 once the server

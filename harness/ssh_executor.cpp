@@ -56,13 +56,9 @@ void SshExecutorImpl::connect_locked() {
 }
 
 void SshExecutorImpl::ensure_connected_locked() {
-  // Take in whatever the connection has to say first (a close or reset while it was idle): a
-  // line written to a waiting shell is not answered like an exec request, so a connection that
-  // died while idle would only show once the command had been sent, and fail it instead of
-  // reconnecting. Polls without waiting, for as long as each finds something to handle: one poll
-  // reads the socket once, so a close that arrived behind other data (a spare's channel traffic,
-  // say) shows only to a later poll (about 1 in 20 runs of the idle-connection test; 8 rounds is
-  // far more than that ever needed).
+  // Take in whatever the connection has to say first (a close while idle), so that a dead connection
+  // reconnects instead of failing the command; poll without waiting while polls find something
+  // (docs/decisions.md#ssh-idle-close).
   for (int round = 0; round < 8 && alive_locked(); ++round) {
     if (!pump_locked(0)) break;
   }
@@ -95,10 +91,9 @@ void SshExecutorImpl::kill_lost_groups_locked() noexcept {
   }
 }
 
-// sshd frees a closed session lazily: at the server's MaxSessions, a channel opened right after
-// a command's channel closed can be refused though its session is about to be free (seen under
-// load in the MaxSessions test). So a refusal on a live connection is retried for up to 500 ms,
-// pumping the connection meanwhile; a server that really has no session left still fails then.
+// sshd frees a closed session lazily, so at MaxSessions a channel may be refused though a session is
+// about to be free: retry a refusal on a live connection for up to 500 ms, pumping the connection
+// (docs/decisions.md#ssh-spare-channels).
 std::unique_ptr<ssh::Channel> SshExecutorImpl::open_channel_locked() {
   const auto until = Clock::now() + milliseconds(500);
   while (true) {
@@ -141,16 +136,9 @@ std::unique_ptr<ssh::Channel> SshExecutorImpl::exec_locked(const std::string& co
   }
 }
 
-// A command on a fresh channel costs two round trips and sshd's fork of the session and start
-// of the login shell (~2 ms of ~3, bench/ssh/RESULTS.txt) before it runs. So as soon as a command
-// has its channel, channels for the next commands are opened ahead and, once the server confirms
-// them, run waiting_shell() (remote_command.hpp): all of that overlaps with this command and with
-// the caller's work, and the next command only writes its line. Two spares, so that commands run
-// back to back (a kill, then the next start) find a shell that had two commands' time to start
-// (one spare: 2.7-3.6 ms back to back at load ~1.7 on 2 cores; see bench/ssh/RESULTS.txt). A
-// refused or failed spare is dropped and the next command opens its channel as before, meeting
-// the same refusal it always would. Each spare takes one of the server's MaxSessions (default
-// 10): commands take spares first, so a spare never stands in a command's way.
+// A fresh channel costs two round trips and sshd's session and login shell before the command runs,
+// so channels for the next two commands are opened ahead and run waiting_shell(); a refused spare is
+// dropped, and commands take spares first (docs/decisions.md#ssh-spare-channels).
 void SshExecutorImpl::open_ahead_locked() noexcept {
   const std::size_t want = options_.shell_ahead ? 2 : 1;
   while (spares_.size() < want && alive_locked()) {
@@ -398,10 +386,9 @@ void SshExecutorImpl::upload(const std::string& local_path, const std::string& r
   {
     std::lock_guard lock(mutex_);
     ensure_connected_locked();
-    // SFTP runs on the channel opened ahead if nothing was started on it yet: closing it and
-    // opening another could meet the server's MaxSessions before the server has let go of the
-    // closed one. A spare already running its waiting shell is closed (the shell exits at EOF)
-    // and SFTP gets a channel of its own, whose open is retried while the server lets go.
+    // SFTP takes the channel opened ahead if nothing runs on it yet: closing it and opening another could
+    // meet MaxSessions first. A spare already running its waiting shell is closed (the shell exits at EOF)
+    // and SFTP gets its own channel, whose open is retried while the server lets go.
     std::unique_ptr<ssh::Channel> channel = take_opened_locked();
     if (!channel && !spares_.empty()) spares_.pop_front();
     if (!channel) channel = open_channel_locked();

@@ -1,37 +1,20 @@
 #pragma once
-// SshExecutor: runs commands on a remote host over SSH with libssh — one authenticated session
-// per host, reused for every command (one channel per command).
-//
-// Security: the host key is verified against `known_hosts_file` (and the global file). An
-// unknown or changed key is refused with an Error that names the host, the key type and
-// fingerprint, and how to fix it; `accept_new` adds an unknown key (never a changed one).
-// Authentication is by key file, else by the SSH agent ($SSH_AUTH_SOCK); never by password.
-// ~/.ssh/config is not read: what connects is exactly what the options say.
-//
-// Commands: argv is quoted word by word (shell_quote.hpp) into the remote login shell, which
-// must be POSIX-like, as the command line of remote_command.hpp: the command runs as its own
-// process group (its own session) and reports the group id as its first line of output. A
-// started command also has a guard in its group that ends the group when its channel closes
-// (remote_start_line): so it dies with the controller and with a lost connection. At a
-// deadline, or on Process::stop, a second channel runs `kill -TERM -PGID`, then `kill -KILL
-// -PGID` after the grace period. (sshd ignores SSH "signal" requests from root sessions, and
-// closing a channel without a pty leaves the remote process running, so neither is used.)
-// Latency: once a command has its channel, channels for the next two are opened ahead and run
-// a waiting shell each (remote_command.hpp), so the next command only writes its line: the
-// round trips and sshd's start of the session and login shell overlap with this command and
-// the caller's work. Each spare holds one of the server's MaxSessions; a refused one is simply
-// opened anew when needed. `shell_ahead = false` only opens one channel ahead.
-//
-// Failure: connection loss during a command throws Error naming the host and the command. The
-// next call reconnects (with exponential backoff, `reconnect_attempts` tries) and first kills
-// the process groups of commands the lost connection left behind. A channel that cannot be
-// opened on a reused session (it died while idle) is retried once on a fresh connection,
-// since nothing has run yet. Host-key and authentication failures are never retried.
-//
-// Threads: a libssh session is not thread-safe. Every method (and every method of the
-// Processes it returns) locks one mutex per executor, held for the whole of a run(). Use one
-// executor per host; different executors may run in parallel threads.
-// A Process must not outlive its executor.
+// SshExecutor: runs commands on a remote host over SSH with libssh, one authenticated session per host
+// reused for every command (one channel per command).
+// Security: the host key is verified against `known_hosts_file` (and the global file); an unknown or
+// changed key is an Error naming host, key type, fingerprint and the fix; `accept_new` adds an unknown
+// key, never a changed one. Authentication by key file, else the agent, never a password;
+// ~/.ssh/config is not read.
+// Commands: the line of remote_command.hpp in the POSIX-like login shell; a started command's guard
+// ends its group when the channel closes. Deadlines and Process::stop send `kill -TERM -PGID`, then
+// `-KILL` after the grace, on a second channel. Two channels are opened ahead with waiting shells
+// (docs/decisions.md#ssh-spare-channels); `shell_ahead = false` only opens one channel ahead.
+// Failure: a lost connection throws Error naming host and command; the next call reconnects
+// (exponential backoff, `reconnect_attempts` tries) and first kills the groups left behind. A channel
+// that cannot open on a reused session is retried once on a fresh one; host-key and authentication
+// failures never are.
+// Threads: one mutex per executor, held for the whole of a run(); use one executor per host. A Process
+// must not outlive its executor.
 #include <chrono>
 #include <cstdint>
 #include <memory>

@@ -21,10 +21,9 @@ bool sut_reports_stages(const TestbedConfig& testbed);
 nlohmann::json fetch_refserver_stats(const std::string& address, int port, bool reset,
                                      std::chrono::milliseconds timeout);
 
-// Mean time per request in each stage, ms, from a refserver stats object: every stage's total
-// over reads, writes and metadata requests divided by their count (a metadata request spends 0
-// in the disk stages, so disk means are per request, like the model's per-request times).
-// Empty when the stats counted no such request. Throws Error when the object has another shape.
+// Mean time per request in each stage, ms, from a refserver stats object: each stage's total over
+// reads, writes and metadata requests over their count, so disk means are per request like the model's.
+// Empty when no such request was counted; Error when the object has another shape.
 std::map<std::string, double> stage_means_from_refserver_stats(const nlohmann::json& stats);
 
 }  // namespace wb

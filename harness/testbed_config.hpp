@@ -37,8 +37,9 @@ struct SutConfig {
   std::string host;                // a [[hosts]] name
   std::string start;               // command template: {refserver}, {port}, factor names, ...
   std::vector<std::string> setup;  // command templates run (to completion) before each start
-  // Within ready_timeout_s of its start; a ready_command is run again every ready_interval_s
-  // until it exits 0, each run limited to the time left.
+  // How workbench knows the SUT is up, within ready_timeout_s of its start (ReadyKind); a
+  // ready_command is run again every ready_interval_s until it exits 0, each run limited to the
+  // time left.
   ReadyKind ready = ReadyKind::kLine;
   std::string ready_command;  // template; only with ready = "command"
   double ready_interval_s = 0.2;

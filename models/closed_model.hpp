@@ -1,9 +1,7 @@
 #pragma once
-// The single-class closed queueing model the MVA and convolution solvers share: N customers
-// cycle between a think (delay) stage of mean Z and a set of service centers, each visited with
-// a total demand D per cycle (visits × service time per visit).
-//
-// Units: times (demand, think time, residence) in any one unit u; throughput in 1/u.
+// The single-class closed queueing model the MVA and convolution solvers share: N customers cycle
+// between a think (delay) stage of mean Z and service centers of total demand D per cycle (visits ×
+// service time per visit). Times in any one unit u, throughput in 1/u.
 #include <string>
 #include <vector>
 

@@ -77,9 +77,8 @@ double log_amplification(const Station& s) {
 }
 
 // R(n) of a load-dependent station from p(·|n−1) and Q(n−1) [Reiser & Lavenberg 1980]:
-//   R(n) = Σ_{j≥1} j/μ(j) · p(j−1|n−1).
-// Terms with j ≤ m use the kept probabilities; the rest have μ(j) = μ(m), and their sum
-// Σ_{i≥m} (i+1)·p(i|n−1) is Q(n−1) + 1 − Σ_{i<m} (i+1)·p(i|n−1).
+// R(n) = Σ_{j≥1} j/μ(j)·p(j−1|n−1); terms past the kept j ≤ m have μ(j) = μ(m) and sum to
+// Q(n−1) + 1 − Σ_{i<m} (i+1)·p(i|n−1).
 double ld_residence(const Station& s) {
   const std::size_t m = s.rate.size() - 1;
   long double r = 0, head = 0;
@@ -91,10 +90,9 @@ double ld_residence(const Station& s) {
   return static_cast<double>(r + tail / s.rate[m]);
 }
 
-// p(·|n) from p(·|n−1) and X(n): p(j|n) = X(n)/μ(j) · p(j−1|n−1) for j ≥ 1, and p(0|n) either
-// what the others leave (the mass at j ≥ m being X(n)/μ(m) times that of p(·|n−1) at i ≥ m−1), or,
-// given X_c(n) of the network without this station, p(0|n) = p(0|n−1)·X(n)/X_c(n) — the ratio of
-// normalizing constants G_c(n)/G(n) [Reiser 1981], free of the cancellation.
+// p(j|n) = X(n)/μ(j)·p(j−1|n−1) for j ≥ 1; p(0|n) what the others leave or, given the complement's
+// X_c(n), p(0|n−1)·X(n)/X_c(n) = G_c(n)/G(n) [Reiser 1981], free of the cancellation
+// (docs/decisions.md#closed-network).
 void ld_update(Station& s, double throughput, const double* complement_throughput) {
   const std::size_t m = s.rate.size() - 1;
   long double below = 0;  // Σ_{i<m−1} p(i|n−1)
@@ -121,11 +119,9 @@ constexpr double kLogRange = 11000;
 // Complement networks needed grow as 2^U in the number U of such stations.
 constexpr int kMaxComplementStations = 10;
 
-// Load-dependent MVA of the outer network over n = 1..N [Reiser & Lavenberg 1980]; returns X(N)
-// and leaves every station in its state at N. Stations whose p(0|n) needs the complement network
-// are solved in lockstep with every subset of them removed: network `mask` holds the stations
-// whose complement bit is set in it (and all others), and network mask − bit is its complement.
-// Refuses more than kMaxComplementStations stations that need complement networks.
+// Load-dependent MVA of the outer network over n = 1..N [Reiser & Lavenberg 1980]; returns X(N), each
+// station left at N. Stations needing the complement run in lockstep with every subset of them removed
+// (network `mask` − bit is mask's complement); more than kMaxComplementStations is refused.
 void check_complements(const std::vector<Station>& stations) {
   const auto unstable = std::count_if(stations.begin(), stations.end(), [](const Station& s) {
     return s.kind == Station::Kind::kLoadDependent && log_amplification(s) > kLogUnstable;

@@ -1,13 +1,7 @@
 #pragma once
-// Buzen's convolution algorithm for a single-class closed product-form network with
-// load-dependent centers [Buzen 1973; Jain 1991, Ch. 35]: exact for c-server queueing centers
-// (service rate min(j, c)/S with j customers present) and delay centers, where MVA needs
-// Seidmann's approximation. Also the throughput curve X(n) that a flow-equivalent server needs
-// (models/pool_model.hpp).
-//
-// Numerics: demands are scaled by the largest per-server demand and the normalizing constants
-// kept in long double, so populations of a few thousand and server counts of a few hundred stay
-// in range. Pure functions; throw wb::Error for an invalid model (see check_closed_model).
+// Buzen's convolution for a single-class closed product-form network with load-dependent centers
+// [Buzen 1973; Jain 1991, Ch. 35]: exact for c-server and delay centers, where MVA approximates, and
+// the curve X(n) a flow-equivalent server needs. Pure; throws wb::Error for an invalid model.
 #include <vector>
 
 #include "models/closed_model.hpp"

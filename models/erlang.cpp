@@ -49,10 +49,8 @@ double erlang_b(int servers, double offered) {
     // to 0/0; a density below the smallest double makes B = 0.
     return boost::math::gamma_p_derivative(c + 1, offered) / boost::math::gamma_q(c + 1, offered);
   }
-  // a >= c + 30·sqrt(c), where P(X <= c) may underflow: 1/B = Σ_{j=0..c} c!/((c−j)!·a^j), whose
-  // terms fall at least as fast as (c/a)^j, c/a <= 1/(1 + 30/sqrt(c)): within 1.5·sqrt(c) + 70
-  // terms (7e4 at the largest int c) they reach 2^-64 of the sum. Long double keeps the products'
-  // rounding below 1e-14.
+  // a >= c + 30·sqrt(c), where P(X <= c) may underflow: sum 1/B = Σ_{j=0..c} c!/((c−j)!·a^j), whose
+  // terms vanish within 1.5·sqrt(c) + 70 (docs/decisions.md#erlang-b-large-c).
   long double term = 1, sum = 1;
   const auto a = static_cast<long double>(offered);
   for (long long j = 1; j <= servers && term > sum * 0x1p-64L; ++j) {

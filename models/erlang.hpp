@@ -1,20 +1,12 @@
 #pragma once
-// Single-station formulas for c identical servers fed by a Poisson stream: Erlang B and C and the
-// M/M/c means built on them [Kleinrock, Queueing Systems Vol. 1, §3.5], plus the Allen–Cunneen
-// correction for general service times.
-//
-// Units: any one time unit u for service times and waits, 1/u for rates. Pure functions, no state.
-// Failure: invalid arguments (servers < 1, negative or non-finite load, rate or time) throw
-// wb::Error; an unstable station (offered load >= servers) is not an error, see each function.
+// Single-station formulas for c identical servers fed by a Poisson stream: Erlang B and C, the M/M/c
+// means [Kleinrock, Queueing Systems Vol. 1, §3.5] and the Allen–Cunneen correction. Pure; times in one
+// unit u, rates in 1/u. Invalid arguments throw wb::Error; an unstable station does not.
 
 namespace wb {
 
 // Erlang B: probability that an arrival finds all `servers` busy in M/M/c/c with offered load
-// a = λ·S (Erlangs). Any a >= 0.
-// Time is bounded independently of c: up to 1000 servers the recurrence B(k) = a·B(k−1)/(k +
-// a·B(k−1)); above, B = P(X = c)/P(X <= c), X ~ Poisson(a), from Boost.Math's incomplete gamma
-// function where a < c + 30·sqrt(c), else a series of at most 1.5·sqrt(c) + 70 terms (see
-// erlang.cpp). All three agree with the recurrence to 1e-12 relative (tests/models/erlang_test.cpp).
+// a = λ·S (Erlangs), any a >= 0, in time bounded independently of c (docs/decisions.md#erlang-b-large-c).
 // A B below the smallest normal double may come out 0.
 double erlang_b(int servers, double offered);
 
@@ -36,10 +28,9 @@ struct MmcResult {
 };
 MmcResult mmc(int servers, double arrival_rate, double service_time);
 
-// Mean time in queue of an M/G/c FCFS station by the Allen–Cunneen approximation:
-// W_q ≈ W_q(M/M/c) · (c_a² + c_s²)/2 with Poisson arrivals (c_a² = 1). Exact for c = 1
-// (Pollaczek–Khinchine) and for exponential service (c_s² = 1). `service_scv` is the squared
-// coefficient of variation of the service time. +infinity when unstable.
+// Mean time in queue of an M/G/c FCFS station by Allen–Cunneen: W_q ≈ W_q(M/M/c)·(1 + c_s²)/2 with
+// Poisson arrivals, exact for c = 1 and for exponential service. `service_scv` is the service time's
+// squared coefficient of variation. +infinity when unstable.
 double allen_cunneen_wait(int servers, double arrival_rate, double service_time, double service_scv);
 
 }  // namespace wb

@@ -1,11 +1,7 @@
 #pragma once
-// Internal to models/: the [model] queue network (core/queue_network.hpp) evaluated for one
-// sample, shared by the open analysis (models/open_network.cpp) and the closed one
-// (models/closed_network.cpp) so both read server counts and demands, and reject impossible
-// values, the same way.
-//
-// Failure: wb::InputError if, for this sample, a server count is not a whole number >= 1 or a
-// demand is not a positive time, naming the center, the expression and the sample.
+// Internal to models/: the [model] queue network evaluated for one sample, shared by the open and
+// closed analyses so both read and reject server counts and demands the same way. wb::InputError for a
+// server count not a whole number >= 1 or a demand not a positive time, naming center and sample.
 #include <fmt/format.h>
 
 #include <cmath>

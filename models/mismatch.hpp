@@ -1,8 +1,6 @@
 #pragma once
-// Mismatch detection [000 §3.3.2; issue 8.2]: does a measured λ* disagree with the expectation
-// model, and which attributes go with the disagreement?
-//
-// Pure functions: no I/O, no clock. The controller feeds them stored searches.
+// Mismatch detection [000 §3.2, §3.3]: does a measured λ* disagree with the expectation model, and
+// which attributes go with the disagreement? Pure functions: no I/O, no clock.
 #include <map>
 #include <optional>
 #include <string>
@@ -24,11 +22,9 @@ struct MeasuredPeak {
   double high = 0;
 };
 
-// The rule: a mismatch when the expectation lies outside [low, high] of the measurement AND is
-// off by more than `tolerance` × measured. Both conditions: an expectation inside the interval
-// is consistent with the evidence however far from the point value, and one just outside a
-// tight interval is close enough to be noise in the model. Non-positive or non-finite values are
-// never a mismatch (nothing to compare). `tolerance` >= 0.
+// A mismatch when the expectation lies outside [low, high] of the measurement AND is off by more than
+// `tolerance` × measured (docs/decisions.md#mismatch-rule). Non-positive or non-finite values are never
+// a mismatch. `tolerance` >= 0.
 bool is_mismatch(double expected, const MeasuredPeak& measured, double tolerance);
 
 // One observation classified for the information-gain ranking: the factor values (schema order)
@@ -46,17 +42,14 @@ struct RankedAttribute {
 // Entropy of the within-tolerance/mismatch class in bits [000 eq. 2].
 double class_entropy(std::size_t mismatches, std::size_t total);
 
-// Information gain of each attribute on the class [000 eq. 1], best first (ties: schema order).
-// An attribute's gain is that of its best binary partition, like a CART split: numeric attributes
-// at a threshold between two adjacent observed levels, categorical ones as one level against the
-// rest. Binary partitions keep an attribute with many levels from winning only because it
-// fragments the table into small pure groups, which the many-way sum of eq. 1 rewards.
-// Throws InputError when an observation's size differs from the schema's.
+// Information gain [000 eq. 1] of each attribute's best binary partition (numeric at a threshold,
+// categorical one level against the rest), best first, ties in schema order
+// (docs/decisions.md#mismatch-rule). Throws InputError when an observation's size differs from the schema.
 std::vector<RankedAttribute> rank_attributes(const std::vector<Attribute>& schema,
                                              const std::vector<ClassifiedObservation>& observations);
 
-// One center of the expectation model next to the SUT's per-stage times [issue 8.2]: which
-// center's measured time deviates most from its prediction at the measured rate.
+// One center of the expectation model next to the SUT's per-stage times [000 §3.2]: which center's
+// measured time deviates most from its prediction at the measured rate.
 struct CenterDeviation {
   std::string center;
   std::string stages;       // the stages that measure it, e.g. "disk_queue+disk"
@@ -77,11 +70,9 @@ std::string stages_of_center(const CenterResult& center);
 std::vector<CenterDeviation> center_deviations(const std::vector<CenterResult>& centers,
                                                const std::map<std::string, double>& stage_ms);
 
-// The center whose measured time deviates most: largest |share|, i.e. the center where most of the
-// difference between measured and predicted response time is spent. The ratio to its own
-// prediction (`deviation`) is reported but does not rank: a center predicted near zero (the
-// token wait of a lightly loaded pool) would win on a few microseconds of noise, and a center
-// doubling a 0.01 ms time explains nothing of a mismatch. nullopt when `deviations` is empty.
+// The center with the largest |share| of the difference between measured and predicted response time;
+// `deviation`, its ratio to its own prediction, is reported but does not rank
+// (docs/decisions.md#mismatch-rule). nullopt when `deviations` is empty.
 std::optional<CenterDeviation> deviating_center(const std::vector<CenterDeviation>& deviations);
 
 // "disk: 9.12 ms measured vs 3.05 ms predicted (+199%)".

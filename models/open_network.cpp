@@ -27,10 +27,9 @@ using detail::Evaluated;
 using detail::Pool;
 using detail::pools_of;
 
-// Squared coefficient of variation of the contention-free token holding time: the sum over inner
-// centers of N_k service times, N_k the number of visits. Visits with a fractional mean v are
-// taken as floor(v) plus one more with probability frac(v) (the least variable whole count, as the
-// simulated testbed draws them), independent across centers.
+// Squared coefficient of variation of the contention-free token holding time, the sum of N_k service
+// times per inner center, a fractional mean visit count v taken as floor(v) plus one with probability
+// frac(v), as the simulated testbed draws it (docs/decisions.md#open-network).
 double holding_scv(const std::vector<Evaluated>& centers, const Pool& p) {
   double mean = 0, var = 0;
   for (auto j : p.inner) {
@@ -49,10 +48,9 @@ PoolModel pool_model(const std::vector<Evaluated>& centers, const Pool& p) {
   return PoolModel(centers[p.index].servers, std::move(inner), holding_scv(centers, p));
 }
 
-// The pool's steady state: the exact QBD solution where its phase space is small enough, else the
-// flow-equivalent server with its variability correction (see models/pool_model.hpp). The QBD
-// takes service times as exponential; other distributions scale its token wait by the same
-// Allen–Cunneen-style term as the FES, on the difference they make to the holding time's variance.
+// The pool's steady state: the exact QBD where its phase space is small enough, else the
+// flow-equivalent server; non-exponential service scales the QBD's token wait by the FES's
+// Allen–Cunneen-style term (docs/decisions.md#open-network).
 PoolModel::State pool_state(const std::vector<Evaluated>& centers, const Pool& p, const PoolModel& model,
                             double per_ms) {
   if (per_ms <= 0 || per_ms >= model.capacity()) return model.at(per_ms);
@@ -193,14 +191,9 @@ std::vector<double> predicted_peaks(const QueueNetwork& net, const Sample& sampl
   const Prepared prepared = prepare(net, sample);
   const double r_idle = solve_prepared(prepared, 0).response_ms;
   const double lambda_max = saturation_of(prepared);
-  // Each root is that of 1/R(λ) − 1/R_sat rather than of R(λ) − R_sat: the same λ*, but where R
-  // grows like 1/(λ_max − λ) towards saturation, 1/R falls almost linearly to 0 (exactly so for
-  // M/M/1), which TOMS 748's interpolation follows in a few steps. And it is known at both ends of
-  // (0, λ_max) — 1/R(λ_max) = 0 — so no walk towards λ_max is needed to bracket the root. Each
-  // step solves the network (for a pool, a QBD: the cost that matters), so the steps are what this
-  // saves: on configs/sim.toml at threads=100, 8-10 per root where walking to a bracket of R took
-  // ~13. Every 1/R(λ) solved is kept: since 1/R falls with λ, the points of the roots before bracket
-  // the next one tightly (the region's ends lie a few percent from λ*), 4-5 steps instead of 8-10.
+  // Each root is that of 1/R(λ) − 1/R_sat: the same λ*, but nearly linear and known at λ_max, so TOMS 748
+  // needs few network solves; solved points are kept to bracket the next root
+  // (docs/decisions.md#open-network-roots).
   std::map<double, double> inverse_r{{0.0, 1 / r_idle}};
   if (std::isfinite(lambda_max)) inverse_r.emplace(lambda_max, 0.0);
   auto inverse_response = [&](double lambda) {

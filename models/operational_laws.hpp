@@ -1,13 +1,7 @@
 #pragma once
-// Operational laws and asymptotic bounds [001 §III-C eq. 1, 2; 000 §3.3 eq. 3; Lazowska et al.,
-// Quantitative System Performance 1984, Ch. 5 (bounds); Denning & Buzen 1978]. They assume only
-// flow balance, no distributions: what the expectation model can promise with the least said.
-//
-// For a center with c servers the demand that limits throughput is D_k/c_k (c servers finish at
-// most c customers per D_k); delay centers add to the total demand but never limit throughput.
-//
-// Units: times in any one unit u, throughput in 1/u. Pure functions; throw wb::Error for an
-// invalid model (see check_closed_model) or a negative population.
+// Operational laws and asymptotic bounds [001 §III-C eq. 1, 2; 000 §3.3 eq. 3; Denning & Buzen 1978]:
+// flow balance only, no distributions; c servers limit throughput by D_k/c_k, delay centers never.
+// Times in one unit u, throughput 1/u. Pure; wb::Error for an invalid model or negative population.
 #include <string>
 #include <vector>
 
@@ -39,11 +33,9 @@ double response_time_law(double population, double throughput, double think_time
 // Utilization law U_k = X·D_k/c_k.
 double utilization_law(double throughput, const ClosedCenter& center);
 
-// The service demand law D_k = U_k/X [Denning & Buzen 1978; Menascé, Almeida & Dowdy 2004,
-// §3.2.2]: a center's demand per request from its utilization U_k (its busy time over an interval
-// divided by the interval's length; for c servers the busy time summed over them, so U_k may reach
-// c) and the system throughput X over the same interval. No distribution assumed, and it holds
-// at any load. Throws wb::Error unless U_k >= 0 and X > 0, both finite.
+// The service demand law D_k = U_k/X [Denning & Buzen 1978]: demand per request from utilization U_k
+// (busy time over the interval, summed over c servers, so up to c) and throughput X over the same
+// interval, at any load. Throws wb::Error unless U_k >= 0 and X > 0, both finite.
 double service_demand_law(double utilization, double throughput);
 
 // The forced flow law read backwards, V_k = X_k/X: visits per request from the center's

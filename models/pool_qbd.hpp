@@ -1,21 +1,9 @@
 #pragma once
-// A thread pool and the stations within it, solved exactly as a quasi-birth-death (QBD) process
-// [Latouche & Ramaswami, Introduction to Matrix Analytic Methods, 1999]: the level is the number of
-// requests holding or waiting for a token, the phase the number at each inner station. Exact for
-// Poisson arrivals and exponential inner stations with Markov routing, where the flow-equivalent
-// server (models/pool_model.hpp) is only approximate — it misses that requests queue for tokens
-// precisely when the inner stations are in slow states, and underestimates the token wait by
-// up to ~20% when tokens and inner servers are both scarce.
-//
-// Routing, as the simulated testbed draws it: stations are visited in order; a station with mean
-// visits v <= 1 is visited with probability v, one with v > 1 always and then revisited with
-// probability 1 − 1/v (geometric count, mean v; same means, more variance than whole counts).
-// Non-exponential service is treated as exponential with the same mean. A request that visits no
-// inner station never takes a token.
-//
-// Cost grows with the phases C(N_P + K − 1, K − 1) (K inner stations): solve_pool_qbd() declines
-// (returns nullopt) above `max_phases`, and the caller falls back to the flow-equivalent server.
-// Pure function; throws wb::Error for invalid input.
+// A thread pool and the stations within it, solved exactly as a quasi-birth-death process [Latouche &
+// Ramaswami 1999], where the flow-equivalent server is approximate (docs/decisions.md#pool-qbd).
+// Stations are visited in order with Bernoulli or geometric counts, service taken as exponential; a
+// request that visits no inner station never takes a token. Returns nullopt above `max_phases`
+// (C(N_P + K − 1, K − 1) grows fast). Pure; throws wb::Error for invalid input.
 #include <optional>
 #include <vector>
 
@@ -29,16 +17,9 @@ struct PoolStation {
   double visits = 1;   // mean visits per request (> 0)
 };
 
-// Steady state at arrival rate λ (per ms, all requests, including any that skip the pool).
-// Times per request (averaged over all requests), in ms. Unstable rates give the saturated state
-// of PoolModel::at (the caller checks capacity first).
-//
-// Memo: a solve costs ~25 ms at 100 tokens (-O2; ~10x that under the sanitizers), and the same
-// sample's model is solved again and again in one process (seeding, Z-CART attributes, the
-// stored expectation, probe checks, whatif) along the same sequence of rates. So the last 4096
-// solutions are kept, keyed on the exact arguments (tokens, stations, λ, max_phases: everything the
-// result depends on), and a repeated call returns the stored state, the same to the bit.
-// Thread-safe: concurrent callers share the memo (a mutex guards it; solves run outside it).
+// Steady state at arrival rate λ (per ms, all requests, including any that skip the pool); times per
+// request in ms; unstable rates give PoolModel::at's saturated state. Results are memoized on every
+// argument (docs/decisions.md#pool-qbd); thread-safe, solves run outside the memo's mutex.
 std::optional<PoolModel::State> solve_pool_qbd(int tokens, const std::vector<PoolStation>& stations,
                                                double arrival_rate, std::size_t max_phases = 160);
 

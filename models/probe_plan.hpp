@@ -1,8 +1,6 @@
 #pragma once
-// Planning active probes after a mismatch [000 §3.3.2, §6; issue 8.3]: for the attributes that
-// best explain the mismatch, samples that vary one of them over its declared levels around the
-// mismatch point, every other factor kept at the mismatch point's level.
-//
+// Planning active probes after a mismatch [000 §3.3.2, §6]: samples that vary one of the attributes
+// that best explain it over its levels around the mismatch point, the other factors kept there.
 // Pure functions: no I/O, no clock; `now` is passed in.
 #include <cstdint>
 #include <set>
@@ -35,11 +33,9 @@ struct PlannedProbe {
   double priority = 0;    // higher runs first
 };
 
-// For each of the first `top` attributes of `ranked` that is a factor with more than one level
-// and a level in `at`: one probe per other level of that factor within `radius` levels of the
-// mismatch point's (radius 0: every level). Samples whose key is in `taken`
-// (measured or planned already) or planned earlier in this call are skipped. Priority: the
-// attribute's rank first (best = highest), then nearness in levels to the mismatch point.
+// For each of the first `top` attributes of `ranked` that is a factor with a level in `at`: one probe
+// per other level within `radius` levels (0: all), skipping keys in `taken` or planned earlier here.
+// Priority: the attribute's rank first, then nearness in levels to the mismatch point.
 std::vector<PlannedProbe> plan_probes(const Sample& at, const std::vector<RankedAttribute>& ranked,
                                       const std::vector<Factor>& factors, const std::set<std::string>& taken,
                                       int top, int radius = 0);

@@ -1,55 +1,12 @@
 #pragma once
-// Z-CART: a zero-training regression tree over system/workload attributes [000 §3.3.1].
-//
-// The tree learns a multiplicative correction to an expectation model: each observation carries
-// the expectation model's value (`expected`, 1 when there is no prior) and the measured value
-// (`observed`); the tree works on the ratio observed/expected. An empty tree is one leaf with
-// correction 1, so it predicts the expectation model with no training data. Leaves hold the learned
-// correction, the observation count, a histogram of the observations (bands of the log ratio
-// 2·ln(1+tol) wide, band 0 = ratio within [1/(1+tol), 1+tol]) and fidelity: how many of the leaf's
-// observations its prediction got within tolerance [000 §3.3.1, Fig. 5].
-//
-// Splits [000 eq. 1, 2]: by information gain on the within-tolerance/mismatch class (an
-// observation matches a node when the node's lower-median ratio predicts it within tolerance; at
-// the root of a good expectation model that is "within tolerance of the expectation"), or by
-// variance reduction of the log ratio, or of the ratio itself (with expected = 1 that is plain
-// CART/least-squares regression, the same criterion as scikit-learn's DecisionTreeRegressor).
-//
-// Determinism / order invariance: observations are put into a canonical order (by content) before
-// every build, candidate thresholds are scanned in ascending order, ties go to the lower attribute
-// index then the lower threshold, so fit() on any permutation of the same observations builds the
-// identical tree (same describe(), bit-identical predictions).
-//
-// Incremental learning, exact (options.exact_add, the default): add() routes the observation down
-// its path and, at each node from the root, asks whether a build from that node's observations
-// (the new one included) would still choose the node's split; at the first node where it would
-// not, or at the leaf, it rebuilds that node's subtree from the subtree's observations and
-// recomputes the statistics of the nodes above. A subtree is built exactly as the batch build
-// would build it at that depth (same canonical order, same candidate thresholds), so the tree after
-// any sequence of add() calls equals fit() on the same observations — same describe(), same node
-// numbering, bit-identical predictions — provided (a) the criterion is information gain (its bins
-// are integer counts; the variance criteria derive a child's histogram as parent minus sibling in
-// the batch build, so a near-tie can round the other way in a subtree built on its own) and (b)
-// no numeric attribute has more than max_bins distinct values among the observations (else the
-// batch build's bins come from all rows, a subtree's from its own). Cost per add: a split check per
-// node on the path, O(depth · n · attributes) at worst, against O(n log n) for a refit; meant for
-// trees that grow observation by observation (the probe agent), not for bulk loads (use fit()).
-//
-// Incremental learning, lazy (exact_add = false): add() routes one observation to its leaf and
-// updates the counts on its path; when the leaf has grown by `retrain_growth` since it was last
-// trained, that leaf's subtree is rebuilt from the leaf's observations. Splits above the leaf are
-// never revisited, so the tree equals the batch tree only when the batch tree has the same splits
-// above each retrained leaf and every leaf was retrained after its last observation. retrain()
-// rebuilds the whole tree from all observations and always equals fit() on them.
-//
-// Numeric attributes are dictionary-encoded; with at most `max_bins` distinct values every value is
-// a candidate threshold (exact CART); above that, values are grouped into about `max_bins`
-// equal-count bins and only bin boundaries are candidates. Bins are computed from the rows of each
-// build (the whole table, or a retrained leaf's rows).
-//
+// Z-CART: a zero-training regression tree over system/workload attributes [000 §3.3.1]. It learns the
+// ratio observed/expected to an expectation model, so an empty tree predicts the model itself; leaves
+// hold the correction, count, histogram and fidelity [000 Fig. 5]. Splits by information gain [000
+// eq. 1, 2] or variance reduction. fit() is order invariant, and exact add() equals fit() on the same
+// observations (limits, lazy add and bins: docs/decisions.md#zcart).
 // Threads: const methods may run concurrently; add/fit/retrain need exclusive access.
-// Failure: wb::InputError for observations that do not match the schema, non-positive or
-// non-finite expected/observed values, bad options or malformed JSON.
+// Failure: wb::InputError for observations that do not match the schema, non-positive or non-finite
+// expected/observed values, bad options or malformed JSON.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -85,9 +42,9 @@ struct ZCartOptions {
   int min_leaf = 5;        // minimum observations in each child of a split
   double min_gain = 1e-9;  // minimum gain (bits for info gain, variance reduction per observation)
   int max_depth = 20;
-  int max_bins = 1024;           // candidate thresholds per numeric attribute, see above
+  int max_bins = 1024;           // candidate thresholds per numeric attribute (decisions.md#zcart-bins)
   double retrain_growth = 0.25;  // lazy add(): retrain a leaf when it grew by this fraction
-  bool exact_add = true;         // add() keeps the tree equal to fit() on all observations, see above
+  bool exact_add = true;         // add() keeps the tree equal to fit() (decisions.md#zcart-incremental)
 
   bool operator==(const ZCartOptions&) const = default;
 };
@@ -143,8 +100,8 @@ class ZCart {
   // Batch: replaces all observations and builds the tree from them.
   void fit(const std::vector<Observation>& observations);
   void fit(ObservationTable table);
-  // Incremental, see the header comment. A tree restored from JSON without its observations only
-  // counts (lazily), whatever exact_add says.
+  // Incremental (docs/decisions.md#zcart-incremental). A tree restored from JSON without its
+  // observations only counts (lazily), whatever exact_add says.
   void add(const Observation& observation);
   // Rebuilds the whole tree from every observation held (equals fit() on them).
   void retrain();
@@ -157,11 +114,9 @@ class ZCart {
   double predict_value(const double* values, double expected = 1.0) const;
 
   std::string describe() const;
-  // The tree, its leaf statistics and (if with_observations) every observation. A tree restored
-  // without observations predicts and counts add()ed observations in its leaves, but retrains a
-  // leaf only once it holds all of that leaf's observations (i.e. never for persisted leaves);
-  // retrain() then rebuilds from the observations it holds.
-  // JSON keeps ratios (observed/expected), not the separate expected and observed values.
+  // The tree, its leaf statistics and (if with_observations) every observation; ratios, not expected
+  // and observed. Restored without observations, a tree predicts and counts add()s but never retrains a
+  // persisted leaf (docs/decisions.md#zcart-incremental).
   nlohmann::json to_json(bool with_observations = true) const;
   static ZCart from_json(const nlohmann::json& j);
 

@@ -41,10 +41,9 @@ std::string leaf_text(const ZCart::Node& nd) {
 }  // namespace
 
 std::string ZCart::rule_of(const double* values) const {
-  // Numeric bounds on one attribute merge into the tightest pair: "8 < threads <= 32". Parts are
-  // listed in the order their attribute (numeric) or split (categorical) first appears on the path.
-  // Thresholds come preformatted (threshold_text_); for trees of up to 32 levels and 16 attributes
-  // nothing but the returned string is allocated.
+  // Numeric bounds on one attribute merge into the tightest pair ("8 < threads <= 32"), parts in the
+  // order their attribute or split first appears on the path. Thresholds come preformatted, so for usual
+  // trees only the returned string is allocated.
   struct PathBounds {
     int lo = -1, hi = -1;  // the node whose threshold is the bound; -1: none
   };

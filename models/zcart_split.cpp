@@ -1,12 +1,6 @@
-// Z-CART tree building: histogram split search over dictionary-encoded attributes [000 §3.3.1,
-// eq. 1, 2]. Every row's bins are stored once per build, row-major in 1, 2 or 4 bytes per attribute;
-// one pass over a node's rows fills per-bin (count, sum, sum of squares) for every attribute at
-// once; for the variance criteria the larger child's histogram is the parent's minus the smaller
-// child's (information gain classifies rows per node, so both children are filled, with exact
-// integer counts), so a level costs O(rows · attributes) and the split scan O(bins). Rows are kept
-// in a canonical order (by content) and every bin is summed in that order, so every floating-point
-// sum, and hence every split and leaf, is independent of the order in which the observations
-// arrived. The split scan itself is in models/zcart_split_search.cpp.
+// Z-CART tree building: a histogram split search over dictionary-encoded attributes [000 §3.3.1, eq. 1,
+// 2], summed in a canonical row order so every split is independent of arrival order
+// (docs/decisions.md#zcart-bins). The split scan is in models/zcart_split_search.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -49,10 +43,9 @@ inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 1); }
 
 class ZCartBuilder {
  public:
-  // whole_table: rows are all of the table's rows; the table is then physically put into canonical
-  // order so that every node's rows are read in ascending memory order (no cache-miss per row).
-  // Otherwise (a leaf retrained by add()) the builder works on local positions 0..n-1 of the rows
-  // in canonical order, and ids_ maps them back to table rows.
+  // whole_table: the table is put into canonical order so nodes read their rows in ascending memory
+  // order. Otherwise (a leaf retrained by add()) the builder uses local positions 0..n-1 of the rows in
+  // canonical order, and ids_ maps them back to table rows.
   ZCartBuilder(ZCart& tree, std::vector<std::uint32_t>& rows, bool whole_table)
       : t_(tree),
         tab_(tree.table_),
@@ -119,10 +112,9 @@ class ZCartBuilder {
     for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = keyed[i].second;
   }
 
-  // Bins from the rows of this build: every distinct value of a numeric attribute, or equal-count
-  // groups of them above max_bins; every category of a categorical one. Every row's bins are then
-  // stored once, row-major, in the narrowest unsigned type that holds them (1, 2 or 4 bytes), so
-  // the histogram fill and the partition read one small contiguous record per row.
+  // Bins from the rows of this build (every distinct numeric value, or equal-count groups above
+  // max_bins; every category), each row's stored once, row-major in the narrowest unsigned type, so a
+  // histogram fill reads one small record per row (docs/decisions.md#zcart-bins).
   void make_bins() {
     std::vector<std::vector<std::uint32_t>> bin_of_code(a_);
     bin_upper_.resize(a_);
@@ -204,17 +196,9 @@ class ZCartBuilder {
       return bins32_;
   }
 
-  // [000 §3.3.1] the class of an observation at a node: "match" when the node's typical ratio (the
-  // lower median, always an observed ratio) predicts it within tolerance, else "mismatch". At a
-  // root where the expectation model holds for most observations that is "within tolerance of the
-  // expectation model".
-  //
-  // The lower median is found without copying a large node's ratios: positive doubles order like
-  // their bit patterns, so a pass counts the rows per bucket of bit patterns, the bucket that holds
-  // the median narrows the range, and only a bucket of at most kSmall rows is copied and selected.
-  //
-  // known: the rows' counts per root bucket (see below), when the partition that made this node
-  // counted them; otherwise this pass counts.
+  // [000 §3.3.1] An observation's class at a node: "match" when the node's lower-median ratio predicts it
+  // within tolerance. The median is selected from bit-pattern buckets without copying a large node's
+  // ratios. known: the rows per root bucket, when the partition that made this node counted them.
   double reference_ratio(std::size_t b, std::size_t e, const std::uint32_t* known = nullptr) {
     if (opt_.criterion != SplitCriterion::kInfoGain || b == e) return 1.0;
     std::size_t k = (e - b - 1) / 2;  // rank of the lower median among the rows in [lo, hi]
@@ -282,10 +266,9 @@ class ZCartBuilder {
     }
   }
 
-  // Per-bin sums over the rows [b, e) of order_, each bin summed in row order (the order, and so
-  // the rounding, of the original one-pass fill). Information gain's target is a 0/1 class, so its
-  // bins are integer counts (packed: rows in the low, matches in the high 32 bits), exact in any
-  // order, and converted to Bin once per node.
+  // Per-bin sums over the rows [b, e) of order_, each bin in row order (the rounding of the one-pass
+  // fill). Information gain's bins are integer counts (rows low, matches high 32 bits), exact in any
+  // order, converted to Bin once per node.
   template <typename T>
   void fill_as(std::size_t b, std::size_t e, double ref, std::vector<Bin>& h) {
     const T* bins = bin_store<T>().data();

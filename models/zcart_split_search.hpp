@@ -1,8 +1,7 @@
 #pragma once
-// Internal to the Z-CART builder (models/zcart_split.cpp): the histogram bins of a node, a split,
-// and the split search over them [000 §3.3.1, eq. 1, 2] — the gain of a binary split under the
-// options' criterion and the scan of every attribute's bins (in ascending order for a numeric
-// attribute, by mean target for a categorical one) for the best split.
+// Internal to the Z-CART builder (models/zcart_split.cpp): a node's histogram bins, a split, and the
+// split search [000 §3.3.1, eq. 1, 2], scanning numeric attributes in ascending order and categorical
+// ones by mean target.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -8,14 +8,9 @@ namespace wb {
 
 namespace {
 
-// fit_curve's model error: 30% of 1/R̄ per e-fold of R̄ away from R_sat. A pool of several servers
-// bends 1/R down ever more steeply towards its capacity (M/M/4 of 13.6 ms: 1000/R, R in ms, falls
-// by 0.62, 0.70 and 0.79 per 1/s over 250-260, 260-270 and 270-280/s), so a line that leans on
-// loads far below the peak reaches R_sat too early. At 10% per e-fold, model-safe's first load
-// inside the bracket [250, 300] on configs/sim.toml's disks=4,threads=4 landed at 264-275/s, under
-// the region [270.1, 278.1]; the near misses that followed made its unseeded median 1.28 times
-// binsearch's there (100 seeds). At 30%: 1.12 there, no sample above 1.15, and the totals a little
-// lower (bench/policies/RESULTS.txt, 2026-11-26).
+// fit_curve's model error, 30% of 1/R̄ per e-fold of R̄ away from R_sat: a pool of servers bends 1/R
+// down late, so a line leaning on loads far below the peak reaches R_sat too early
+// (docs/decisions.md#curve-model-error).
 constexpr double kModelError = 0.3;
 
 }  // namespace
@@ -67,7 +62,7 @@ std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, doubl
       distinct = true;
   }
   // The prior is one more equation, slope = −b0, of weight 1/(rel_sd·b0)²: it adds to the slope's
-  // diagonal and right-hand side of the normal equations only.
+  // diagonal and right-hand side of the normal equations only (docs/decisions.md#curve-slope-prior).
   const bool with_prior = prior && prior->b > 0 && prior->rel_sd > 0 && std::isfinite(prior->b);
   if (with_prior) {
     if (points < 1) return std::nullopt;

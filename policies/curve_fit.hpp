@@ -20,17 +20,9 @@ struct ResponseCurve {
 // nullopt when the points share a load or the curve does not rise with load.
 std::optional<ResponseCurve> fit_two_points(double rate1, double r1_ms, double rate2, double r2_ms);
 
-// Weighted least squares of 1/R = a − bλ over every load with at least two trials that did not
-// saturate. A load's weight is the inverse of the variance of 1/R̄ (delta method:
-// var(R̄)/R̄⁴, var(R̄) = s²/n) plus a model error of 30% of 1/R̄ per unit of |ln(R̄/R_sat)|, because the
-// one-server form fits best near the peak and worst far below it (a multi-server pool bends the
-// curve late). nullopt with fewer than two distinct loads or when the fit does not rise with load.
-//
-// With a `prior` slope b0 (known to within a relative standard deviation `prior_rel_sd`), the fit
-// is the posterior mode instead: the squared error gains (b − b0)²/(prior_rel_sd·b0)², as one
-// observation of the slope (ridge regression toward b0). One load then suffices: the curve through
-// it with slope b0. Two loads close together, whose slope is mostly noise, then give about b0
-// rather than a curve that is almost flat or falls.
+// Weighted least squares of 1/R = a − bλ over the loads with ≥ 2 trials that did not saturate,
+// weighted by 1/var(1/R̄) plus a model error (curve_fit.cpp). nullopt with < 2 distinct loads or a
+// curve that does not rise with load. A `prior` slope makes it a ridge fit: one load then suffices.
 struct SlopePrior {
   double b = 0;
   double rel_sd = 0.5;
@@ -38,20 +30,14 @@ struct SlopePrior {
 std::optional<ResponseCurve> fit_curve(const std::vector<TestLoad>& loads, double r_sat_ms,
                                        std::optional<SlopePrior> prior = std::nullopt);
 
-// The elasticity of the response time with load at (rate, r_ms), d ln R / d ln λ = bλR on the
-// curve fit_curve() fits to `loads`: the relative change of R for a relative change of λ, a pure
-// number that carries from one sample to a similar one whatever their rates (about 2 on
-// configs/sim.toml's one-disk samples, whose region spans ±5% of λ*, and 8 on the four-disk ones,
-// ±1.3%). A load's mean is taken from its trials when its CI is not filled in (loads read back from
-// the store). nullopt when there is no curve.
+// The elasticity d ln R / d ln λ = bλR at (rate, r_ms) on the curve fit_curve() fits to `loads`, a
+// pure number that carries to similar samples (docs/decisions.md#seeding). Loads without a CI (read
+// from the store) use their trials' mean. nullopt when there is no curve.
 std::optional<double> response_elasticity(std::vector<TestLoad> loads, double rate, double r_ms);
 
-// Where the peak-rate region of a found search is centred: the load at which the curve of
-// `elasticity` through its claimed load (peak_rate, its mean R̄) reaches R_sat,
-// λ*(1 + (R_sat/R̄ − 1)/e), kept within λ*(1 ± width/e), the region's half-width in λ. A claim
-// may lie anywhere in its region, near an edge too; a seed at the centre leaves a neighbour whose
-// region is shifted a little the most room. peak_rate when the elasticity is not positive or no
-// load ran at peak_rate.
+// The centre of a found search's peak-rate region: λ*(1 + (R_sat/R̄ − 1)/e) on the curve of
+// `elasticity` through the claimed load, kept within λ*(1 ± width/e). peak_rate when the elasticity
+// is not positive or no load ran at peak_rate.
 double region_centre(const std::vector<TestLoad>& loads, double peak_rate, double r_sat_ms, double width,
                      double elasticity);
 

@@ -1,6 +1,6 @@
 // [003 §3.5] Linear: step the load by a fixed increment until it crosses the region, then bisect.
-// [003 §3.1] Strawman: steps of strawman_step with fixed r and t and no bisection; λ* is the last
-// load before saturation (Algorithm 1's inner loop).
+// [003 §3.1] Strawman: steps of strawman_step with fixed r and t, no bisection; λ* is the last load
+// before saturation (Algorithm 1's inner loop). Why small steps: docs/decisions.md#strawman-step.
 #include <limits>
 
 #include "policies/load_picker.hpp"

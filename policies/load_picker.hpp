@@ -36,11 +36,9 @@ class LoadPicker {
 std::vector<std::string> picker_names();
 std::string picker_summary(const std::string& name);
 
-// Makes the named picker; `start_rate` is its first load. `seeded` says the start load is the
-// peak rate of a nearby sample [003 §3.7] rather than a conservative low load; pickers that can
-// use it then take smaller first steps; `elasticity` (> 0: the neighbours' d ln R / d ln λ at their
-// peaks, SeedChoice::elasticity) lets model-safe aim from its first load. Throws InputError for an
-// unknown name.
+// Makes the named picker, whose first load is `start_rate`; `seeded`: that is a nearby sample's peak
+// [003 §3.7], so smaller first steps; `elasticity` > 0 (SeedChoice::elasticity) lets model-safe aim
+// from its first load. Throws InputError for an unknown name.
 std::unique_ptr<LoadPicker> make_picker(const std::string& name, const PeakConfig& peak, double start_rate,
                                         bool seeded = false, double elasticity = 0);
 

@@ -1,10 +1,6 @@
-// [003 Alg. 4] Model-guided load picking, as the paper gives it: after a doubling or halving first
-// step, fit R = 1/(a − bλ) through two tuples — the current load and the earlier load whose
-// response is nearest R_sat — and try the load the fit predicts for R_sat.
-//
-// Not guaranteed to converge [003 §3.6]: the two tuples can give a curve that falls with load
-// (then there is no prediction and this picker gives up), or a prediction that repeats a load
-// already tried or overshoots far beyond the region; nothing keeps it inside a bracket.
+// [003 Alg. 4] Model-guided load picking as the paper gives it: fit R = 1/(a − bλ) through the
+// current load and the earlier one nearest R_sat, and try the fit's load at R_sat. Not guaranteed to
+// converge [003 §3.6]: a fit that falls with load ends the search, and no bracket bounds its steps.
 #include <cmath>
 #include <limits>
 

@@ -1,25 +1,6 @@
-// Model-safe load picking (not in [003]): the model of [003 §3.6] with the guarantees of
-// Binsearch [003 Alg. 3], in the manner of a safeguarded secant (Dekker/Brent) root finder.
-//
-//  - The model is R = 1/(a − bλ) fitted by weighted least squares to every load measured so far
-//    (fit_curve), not to two tuples, so one unlucky early reading cannot dominate it.
-//  - The bracket is [highest load judged below the region, lowest judged above it]; the region's
-//    loads lie inside it. Before there is an upper end the picker grows the load, by at most a
-//    factor of 2 per load (like Binsearch), or, when seeded, by seed_step, squared on every further
-//    step in the same direction so that a bad seed is left behind in a few loads; likewise
-//    downward before there is a lower end.
-//  - Within the bracket it tries the model's load at R_sat, but bisects when the model has none,
-//    when its load falls outside the bracket, or when the previous model step failed to at least
-//    halve the bracket. So the bracket halves at least every second load: in the worst case about
-//    twice Binsearch's bisection steps, and usually one or two loads.
-//  - A seeded search that knows the elasticity e = d ln R / d ln λ of its neighbours' curves at
-//    their peaks (seeding.hpp) fits with that slope as a prior (fit_curve's SlopePrior, b0 =
-//    e/(λ_seed·R_sat)). From its first load on it then aims through the curve of about that slope:
-//    λ(1 + (R_sat/R̄ − 1)/e) from one load (R̄ = ∞ for a saturated one). A seed that reads just
-//    outside the band is usually inside the region, its mean off by noise: the seed step (25%)
-//    then jumped to 10-20 region half-widths beyond it on configs/sim.toml, and the search walked
-//    back over three to six loads; and two loads close together, their slope mostly noise, no
-//    longer give a curve that is almost flat.
+// Model-safe load picking (not in [003]): the model of [003 §3.6] fitted to every load and kept in
+// Binsearch's bracket [003 Alg. 3] like a safeguarded secant, so the bracket halves at least every
+// second load. Steps, seeds and the slope prior: docs/decisions.md#model-safe-picker.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -32,10 +13,8 @@ namespace wb {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// How well the neighbours' elasticity is taken to predict this sample's: within ±50% (one standard
-// deviation; configs/sim.toml's samples range from about 2 to 8). On bench/policies (8 seeds)
-// model-safe +seeding took 21.9 h without the prior, 19.7 h at ±25%, 20.2 h at ±50% and 20.3 h at
-// ±100%: the gain is in having a slope at all, and the width matters less than the seeds' noise.
+// The neighbours' elasticity predicts this sample's within ±50% (one standard deviation): having a
+// slope at all is the gain, its width matters less (docs/decisions.md#slope-prior).
 constexpr double kPriorRelSd = 0.5;
 
 class ModelSafePicker final : public LoadPicker {

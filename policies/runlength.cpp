@@ -1,25 +1,6 @@
-// Runlength policies [003 §3.2, Fig. 6].
-//
-// The adaptive policy models how the variance of one trial's mean response time falls with the
-// runlength r. For a stationary queue the variance of a time average over r seconds is σ²∞/r for r
-// well beyond the process's correlation time, where σ²∞ is the time-average variance constant
-// (the quantity batch-means methods estimate; Whitt, "Planning queueing simulations", Management
-// Science 35(11), 1989). So each load with trials gives an estimate ĉ = s²·r of σ²∞ there. σ²∞
-// grows steeply toward saturation — for M/M/1 it grows like (1−ρ)⁻⁴ while R grows like (1−ρ)⁻¹ —
-// so we regress ln ĉ on ln R̄ over every observation (this search's and the store's), weighted by
-// the degrees of freedom of each variance; with too few or too similar observations the slope is
-// taken as 4 (M/M/1 in heavy traffic) and only the level is estimated.
-//
-// For a new load the fitted response curve predicts R̂ there, and the half-width h the CI must
-// reach to end the load: the distance from R̂ to the region (a quarter of it, for the error of
-// the prediction) for a load that should prove to be below or above, but at least the target
-// accuracy's (1−a)·R̂, which is what a load in or near the region needs. With n trials the CI
-// half-width is t(n−1)·sqrt(σ²∞/(r·n)), so r(n) = t²σ²∞/(n·h²); the policy takes the n (among
-// the trial counts at which the search can stop) and r(n) that minimize the expected cost
-// n·(r + overhead), overhead measured from the trials' cost. The overhead is what makes a sweet
-// spot: with none, many very short trials would always win. Far from the peak h is large and r is
-// short (a rough reading); at the peak h is (1−a)·R and r is long, never below [peak] runlength_s.
-// A rough load whose CI unexpectedly overlaps the region is restarted by run_search at a longer r.
+// Runlength policies [003 §3.2, Fig. 6]. The adaptive one takes a trial mean's variance as σ²∞/r,
+// regresses ln(s²r) on ln R̄, and picks the trials n and runlength r that reach the CI a load needs at
+// least cost n·(r + overhead): docs/decisions.md#adaptive-runlength.
 #include "policies/runlength.hpp"
 
 #include <fmt/format.h>
@@ -66,11 +47,8 @@ namespace {
 // extrapolates a one-server curve and is often low near the peak.
 constexpr double kDistanceShare = 0.25;
 
-// Looks before the one at which a claim is estimated to become possible that still examine it,
-// for a spread smaller than estimated. On bench/policies (3 seeds, model-safe and binsearch, same
-// tours): no schedule (claims from the first look) 25.8 h for model-safe +seeding, 36.2 h for
-// model-safe, 29.3 h for binsearch +seeding; slack 1: 21.1, 34.6 and 25.4 h; slack 0: 23.6, 32.4
-// and 25.4 h (100% found in all three).
+// Looks before the first one estimated to allow a claim that still examine it, for a spread smaller
+// than estimated (A/B: docs/decisions.md#claim-looks).
 constexpr std::size_t kClaimSlack = 1;
 
 class FixedRunlength final : public RunlengthPolicy {
@@ -96,9 +74,8 @@ class AdaptiveRunlength final : public RunlengthPolicy {
       r_hat = curve->response_ms(rate);
       if (!std::isfinite(r_hat)) return {peak.runlength_s, 0};  // predicted beyond saturation: no basis
     } else if (seeded_ && history.empty()) {
-      // A seed is the expected λ*: its load is most likely claimed, so it gets the peak's sweet
-      // spot at once. At the configured runlength_s a seeded first load on configs/sim.toml needed
-      // the last look (27 trials of 60 s) to be claimed.
+      // A seed is the expected λ*, most likely claimed, so it gets the peak's sweet spot at once
+      // (docs/decisions.md#adaptive-runlength).
       r_hat = sat;
     } else {
       return {peak.runlength_s, 0};
@@ -147,14 +124,9 @@ class AdaptiveRunlength final : public RunlengthPolicy {
     // Whole seconds: a runlength is a setting people read.
     RunPlan plan{std::clamp(std::ceil(best_r), peak.min_runlength_s, peak.max_runlength_s), 0};
     if (decide || peak.sequential == Sequential::kNone) return plan;
-    // A load planned for the peak examines its claim from the look at which the estimated spread
-    // at this r could first give an accurate CI (at that look's quantile when claims are examined
-    // from it on), less kClaimSlack looks. The earlier looks, where the estimate says a claim could
-    // not pass, would each take a share of 1 − c from the others (judge_load's union bound): at
-    // 95/90 with the six looks 3..27 a claim at 18 trials needs 2.98 s/√18 within 4 ms of the mean
-    // and the TOST 2.65 s/√18 inside the region; with claims from 8 on (K = 4), 2.79 and 2.46: 12%
-    // and 14% fewer trials for the same interval. Fixed here, before the load's first trial, from the
-    // search's history and the testbed's, so the bound holds as for the full schedule.
+    // Claims are examined from the first look at which the estimated spread could give an accurate CI,
+    // less kClaimSlack: earlier looks would each take a share of 1 − c (judge_load's union bound). Fixed
+    // before the load's first trial, so the bound holds (docs/decisions.md#claim-looks).
     auto claim_t = [&](std::size_t i) {
       double k = static_cast<double>(looks.size() - i);
       return t_quantile(1.0 - (1.0 - target.confidence) / k, looks[i] - 1);

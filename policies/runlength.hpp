@@ -42,10 +42,9 @@ class RunlengthPolicy {
   }
 };
 
-// "fixed": always peak.runlength_s. "adaptive": see runlength.cpp; `prior` is the testbed's
-// history from the store (may be empty). `seeded`: the search's first load is a seed expected to
-// lie at λ* (policies/seeding.hpp), so it is given the peak's runlength. Throws InputError for
-// another name.
+// "fixed": always peak.runlength_s. "adaptive": see runlength.cpp; `prior` is the testbed's history
+// from the store (may be empty); `seeded`: the first load is a seed expected at λ*, so it gets the
+// peak's runlength. Throws InputError for another name.
 std::unique_ptr<RunlengthPolicy> make_runlength_policy(const std::string& name,
                                                        std::vector<VarianceObservation> prior = {},
                                                        bool seeded = false);

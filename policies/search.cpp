@@ -20,12 +20,9 @@ bool trial_saturated(const TrialResult& t, const PeakConfig& p) {
   if (static_cast<double>(t.completed) < p.min_throughput_ratio * sent ||
       static_cast<double>(t.errors) > p.max_error_ratio * sent)
     return true;
-  // Throughput short of the offered load. A load generator that waits for the answers to all it
-  // sent (wbload) completes every request even when the SUT fell behind, so completed/sent stays 1;
-  // the answers inside the measurement window, achieved_rate·r, fall short of the λr the schedule
-  // meant to send in it. With Poisson arrivals that count has a standard deviation of √(λr): a
-  // shortfall of more than five of those, and more than 1 − min_throughput_ratio, is not the
-  // arrivals' noise.
+  // A generator that waits for every answer (wbload) keeps completed/sent at 1 when the SUT falls
+  // behind, but the answers inside the window fall short of λr; short by more than 5√(λr) (the Poisson
+  // sd) and by 1 − min_throughput_ratio is not noise (docs/decisions.md#saturation-shortfall).
   const double offered = t.offered_rate * t.runlength_s;
   const double achieved = t.achieved_rate * t.runlength_s;
   return offered > 0 && achieved < p.min_throughput_ratio * offered &&
@@ -34,23 +31,9 @@ bool trial_saturated(const TrialResult& t, const PeakConfig& p) {
 
 namespace {
 
-// Futility (stochastic curtailment: Lan, Simon & Halperin, "Stochastically curtailed tests in long-
-// term clinical trials", Sequential Analysis 1(3), 1982; Jennison & Turnbull, "Group Sequential
-// Methods with Applications to Clinical Trials", 2000, ch. 10). A load whose mean is inside the
-// band is decided by its mean at once when, were its true mean the current one and its spread as
-// measured, the claim would pass by the last look with probability under 5%: its mean at the last
-// look, m ± z·s·√(L − n)/L with z = 1.645, would still lie too near an edge of the band for the
-// TOST interval. The rule claims nothing, so the claim's confidence is untouched (a non-binding
-// futility boundary: the claim looks and their levels stay as scheduled). Near an edge of the
-// region the TOST needs the interval within the short distance left to the edge (at 37 ms against
-// [36, 44], a quarter of the room at R_sat: sixteen times the trials), so such a load used to run
-// to the last look and was then judged by its mean anyway: 0.58 loads per search at 11.2 trials
-// each for model-safe +seeding on bench/policies (8 seeds). The rule waits for kFutilityMinTrials,
-// as the spread of fewer trials is too poorly known: given up on three trials' spread, good loads
-// were lost (model-safe +seeding 22.0 -> 24.7 h), from five at z = 0.84 still 23.6 h. As it is, on
-// the same 8 seeds the eight binsearch and model-safe variants took 236.1 h against 245.2 h
-// (binsearch +seeding 25.2 -> 23.4, fixed-r binsearch +seeding 28.9 -> 26.5, model-safe +seeding
-// 22.0 -> 21.9), 99.6-100% found.
+// Futility (stochastic curtailment, Lan, Simon & Halperin 1982): an in-band load whose claim would
+// pass by the last look with probability under 5% is decided by its mean now. It claims nothing, so
+// the claim's confidence is untouched (docs/decisions.md#futility-stopping).
 constexpr int kFutilityMinTrials = 8;
 constexpr double kFutilityZ = 1.645;
 
@@ -67,11 +50,8 @@ bool claim_futile(const std::vector<double>& xs, int last, std::size_t claim_loo
   const double se_last = sd / std::sqrt(static_cast<double>(last));
   const double tost = t_quantile(1.0 - 2.0 * (1.0 - c) / k, last - 1) * se_last;
   const double accurate = t_quantile(1.0 - (1.0 - c) / k, last - 1) * se_last;
-  // A spread too wide for a claim even at R_sat is not the load's fault but the runlength's: such a
-  // load still runs to the last look, whose mean steers the search and picks the load a collapsed
-  // bracket measures again at a longer runlength (run_search). Given up at eight trials, those loads
-  // left that second measurement to poorer means: 2 of 5 noisy searches found instead of 4
-  // (search_test).
+  // A spread too wide for a claim even at R_sat is the runlength's fault: such a load runs to the last
+  // look, whose mean picks the load a collapsed bracket retries (docs/decisions.md#futility-stopping).
   if (tost > sat * band || accurate > (1 - a) * sat) return false;
   // The last look's mean, moved from the current one toward R_sat by z of its spread.
   const double drift = kFutilityZ * sd * std::sqrt(static_cast<double>(last - n)) / last;
@@ -119,34 +99,21 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   if (p.sequential == Sequential::kNone) {  // [003 Alg. 2]: look after every trial at confidence c
     return load.ci.accuracy() >= options.target.accuracy ? Verdict::kPeak : Verdict::kInvalid;
   }
-  // Looking after every trial and stopping once the CI is narrow is optional stopping: it stops
-  // when the spread happens to be small, and the claimed CI then covers the truth less often than
-  // c (measured on configs/sim.toml: 88.5% for a claimed 95%, and 50% for searches that stopped
-  // after two trials). So the claim is only examined at a few trial counts fixed in advance
-  // (accuracy_looks), each at confidence 1-(1-c)/K for the K scheduled looks. By the union bound
-  // the reported CI misses the true mean with probability at most 1-c whatever the stopping rule
-  // (for normally distributed trial means).
+  // Stopping when the CI happens to be narrow is optional stopping and undercovers, so a claim is only
+  // examined at looks fixed in advance, each at 1-(1-c)/K: by the union bound the reported CI misses
+  // with probability at most 1-c (docs/decisions.md#claim-looks).
   std::vector<int> looks = accuracy_looks(p);
   int n = static_cast<int>(xs.size());
   if (std::find(looks.begin(), looks.end(), n) == looks.end()) return Verdict::kInvalid;
-  // A claim is examined only at the looks from load.first_claim_look on (claim_looks), fixed before
-  // the load's first trial from what the search knew then (RunlengthPolicy::plan): a look at which
-  // the load's spread leaves no chance of an accurate CI would only dilute the others. K counts
-  // those looks alone; the looks before them may still end the load as below or above (below),
-  // which claims nothing.
+  // K counts only the claim looks from load.first_claim_look on, fixed before the load's first trial
+  // (RunlengthPolicy::plan); earlier looks may still end the load as below or above, claiming nothing.
   std::vector<int> claim_looks = claim_looks_from(looks, load.first_claim_look);
   const bool claim_look_here = std::find(claim_looks.begin(), claim_looks.end(), n) != claim_looks.end();
   double ck = 1.0 - (1.0 - c) / static_cast<double>(claim_looks.size());
   MeanInterval claim = mean_interval(xs, ck);
-  // [003 Alg. 2] claims the peak as soon as an accurate CI overlaps the region, so a load whose
-  // mean lies just outside it is claimed too: on configs/sim.toml only 69-87% of the claimed λ*
-  // were in the true peak-rate region, and the demo claimed a load at 0.87 R_sat. Here the claim
-  // also needs evidence that the true mean is inside the region: two one-sided tests, mean > lo
-  // and mean < hi, each at level (1-c)/K, which is the interval at confidence 1-2(1-c)/K lying
-  // inside the region (Schuirmann's TOST, the equivalence test of bioequivalence studies). A load
-  // whose true mean is outside the region is then claimed with probability at most 1-c.
-  // A target that accepts a coarser accuracy than the region's width (90/80 against s = 10%)
-  // widens the band to R_sat(1 ± (1 − a)): such a claim says no more than the target asked for.
+  // Unlike [003 Alg. 2], a claim also needs the TOST interval (confidence 1-2(1-c)/K) inside the band,
+  // so a load whose true mean is outside is claimed with probability at most 1-c; a coarse target widens
+  // the band to R_sat(1 ± (1 − a)) (docs/decisions.md#tost-claim).
   const double band = p.region.band(options.target.accuracy);
   const double band_lo = sat * (1 - band), band_hi = sat * (1 + band);
   const double inside_confidence = 1.0 - 2.0 * (1.0 - c) / static_cast<double>(claim_looks.size());
@@ -156,16 +123,9 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
     load.ci = claim;
     return Verdict::kPeak;
   }
-  // Not claimed. While the mean is inside the band, take more trials up to the last look, unless a
-  // claim there has become futile (claim_futile). From the first look on, a mean outside the band,
-  // and at the last look any mean, says on which side of the peak the load lies and the search moves
-  // on: a wrong side costs loads, never a wrong claim (the claim above is what carries the
-  // confidence). Loads away from the region are what a search pays beyond the oracle's confirmation:
-  // waiting for the third look (8 trials) spent 6-9 trials on each of them; deciding at the first
-  // look cut the seeded searches' total by 10-18% on bench/policies at coverage >= 96.9% for every
-  // policy but the paper's `model`, and the coverage test still found 195 of its 200 peaks (199 when
-  // waiting for the third look). (Deciding as soon as the last look could not fit the interval found
-  // fewer peaks: 185 of 200.)
+  // Not claimed: an in-band mean takes more trials up to the last look unless claim_futile; else the
+  // mean says which side of the peak the load is on, and a wrong side costs loads, never a wrong claim
+  // (docs/decisions.md#side-decisions).
   const int last = looks.back(), first = looks.front();
   bool mean_inside = inside.mean >= band_lo && inside.mean <= band_hi;
   if (n < last && (n < first || (mean_inside && !claim_futile(xs, last, claim_looks.size(), options))))
@@ -209,26 +169,21 @@ void set_peak_interval(SearchResult& result, const SearchOptions& options, bool 
   const PeakRegion& region = options.peak.region;
   const double sat = region.sat_ms;
   if (fixed_plan) {
-    // The strawman's λ* is the last load below R_sat, so its interval runs from the highest load
-    // whose CI lies wholly below R_sat to the lowest one wholly above it (or saturated). Starting it
-    // at the claimed load itself missed the true λ* whenever noise put a load just past λ* below
-    // R_sat: the seeded strawman's interval covered λ* in only 70% of searches on bench/policies.
+    // The strawman's λ* is the last load below R_sat, so its interval spans the loads whose CI lies
+    // wholly below and wholly above R_sat (docs/decisions.md#peak-interval).
     const auto [below, above] = evidence_bracket(result, sat, sat);
     result.peak_low = std::min(below, result.peak_rate);
     result.peak_high = std::max(above, result.peak_rate);
     return;
   }
-  // A bracket end needs evidence: a load whose CI at the target confidence lies wholly outside the
-  // region (or that saturated). A load judged above or below by its mean alone (judge_load's
-  // early decision) only steers the search: bounding the interval by it too made the interval
-  // cover the true λ* in only 87-91% of searches on bench/policies.
+  // A bracket end needs evidence (a CI wholly outside the region, or saturation); loads judged by their
+  // mean alone only steer the search (docs/decisions.md#peak-interval).
   const auto [lo, hi] = evidence_bracket(result, region.low_ms(), region.high_ms());
   result.peak_low = lo;
   result.peak_high = hi;
-  // Through λ*'s CI [R_l, R_h], a curve of the fitted shape (slope b of 1/R = a − bλ) reaches the
-  // region's bottom edge no lower than λ* + (1/R_h − 1/E_low)/b and its top edge no higher than
-  // λ* + (1/R_l − 1/E_high)/b. The uncertainty of b itself is not included. The shape is the
-  // mean's; a percentile region keeps the evidence bracket alone.
+  // Through λ*'s CI [R_l, R_h] the fitted curve (slope b) reaches the region's edges no nearer than
+  // λ* + (1/R_h − 1/E_low)/b and λ* + (1/R_l − 1/E_high)/b, b's own error aside. The shape is the
+  // mean's: a percentile region keeps the evidence bracket alone.
   if (auto curve = fit_curve(result.loads, sat); curve && region.metric == ResponseMetric::kMean) {
     const double e_low = region.low_ms(), e_high = region.high_ms();
     const MeanInterval& ci = result.response;
@@ -263,15 +218,9 @@ SearchResult run_search(const Sample& sample, const SearchOptions& options, Load
     std::optional<double> rate = picker.next(result.loads);
     std::optional<double> retry_runlength;
     if (!rate && !plan && static_cast<int>(retried.size()) < kMaxRetries) {
-      // The bracket has collapsed without a claim. Loads judged by their mean alone (CI still
-      // overlapping the region) may have been the peak, their trials too noisy to show it: then
-      // judging them moved the search to other loads as noisy until the bracket closed
-      // (configs/sim.toml, disks=4,threads=100: a seeded search at 304/s, inside the true region
-      // [299, 307], ended 27 trials at [38.9, 45.1] ms, judged above, and the bracket collapsed
-      // below it). Before giving up, the one whose mean was nearest R_sat is measured again, as a
-      // new load at twice its runlength (halving the variance of each trial's mean), up to
-      // max_runlength_s, at most kMaxRetries times per search. Searches that find a claimable load
-      // never get here, so this costs nothing unless the search would otherwise fail.
+      // The bracket collapsed without a claim: a load judged by its mean may have been the peak, too noisy
+      // to show it, so the one nearest R_sat runs again at twice its runlength, at most kMaxRetries times
+      // (docs/decisions.md#collapsed-bracket-retry).
       const double sat = p.region.sat_ms;
       const TestLoad* best = nullptr;
       for (std::size_t i = 0; i < result.loads.size(); ++i) {

@@ -28,9 +28,8 @@ class SearchObserver {
 };
 
 // Whether one trial saturated the SUT: nothing sent, fewer completed than min_throughput_ratio of
-// those sent, more errors than max_error_ratio of them, or fewer answers inside the measurement
-// window than min_throughput_ratio of the offered λr and fewer by more than 5√(λr). The one rule
-// for the search, `trial` and loads read back from the store.
+// those sent, more errors than max_error_ratio, or answers in the window short of λr by both
+// 1 − min_throughput_ratio and 5√(λr). The one rule for the search, `trial` and stored loads.
 bool trial_saturated(const TrialResult& t, const PeakConfig& p);
 
 // The verdict for a load from its trials [003 Alg. 2 Steps 8-10]; fills load.ci (for a peak, the
@@ -46,15 +45,11 @@ std::vector<int> accuracy_looks(const PeakConfig& peak);
 // when none is).
 std::vector<int> claim_looks_from(const std::vector<int>& looks, int first_claim_look);
 
-// [003 Alg. 2] Searches for the peak rate of `sample`. Runs trials through `runner` only; never
-// sleeps, reads clocks or touches processes. A runner Error is retried once, then the search
-// stops with status kFailed. Interrupted propagates. `runlength` chooses r per load (Step 5);
-// null means options.peak.runlength_s for every load. A picker with a fixed_plan() (the strawman)
-// instead gets exactly its trials and runlength at every load, no accuracy test, and λ* is the
-// highest load below the lowest one above R_sat once the picker stops. When the picker's bracket
-// collapses without a claim, the load judged by its mean alone (CI still overlapping the region)
-// whose mean was nearest R_sat is measured again at twice its runlength (up to max_runlength_s),
-// at most three times per search, before the search gives up.
+// [003 Alg. 2] Searches for the peak rate of `sample` through `runner` only (never sleeps, reads
+// clocks or touches processes). A runner Error is retried once, then status kFailed; Interrupted
+// propagates. `runlength` picks r per load (Step 5; null: peak.runlength_s). A fixed_plan() picker
+// (the strawman) gets its trials and r at every load, no accuracy test, and λ* is the highest load
+// below the lowest above R_sat. A collapsed bracket retries up to three loads before giving up.
 // Deterministic: the same picker, runner and options give the same result.
 SearchResult run_search(const Sample& sample, const SearchOptions& options, LoadPicker& picker,
                         TrialRunner& runner, SearchObserver* observer = nullptr,

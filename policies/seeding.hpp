@@ -39,26 +39,16 @@ struct SeedChoice {
 // policies layer: the controller passes a closure over its [model]).
 using ExpectedPeak = std::function<std::optional<double>(const Sample&)>;
 
-// Distance between two samples over the numeric factors: each factor's difference in level
-// position divided by (number of levels − 1), so 0..1 per factor whatever its units and spacing
-// (threads 1, 2, 4, ..., 100 are evenly spaced by position), combined as a Euclidean norm. A value
-// that is not a declared level is placed by linear interpolation between levels.
+// Distance between two samples over the numeric factors: per factor the difference in level position
+// over (levels − 1), 0..1 whatever the units (values between levels interpolate), combined as a
+// Euclidean norm.
 double sample_distance(const Sample& a, const Sample& b, const std::vector<Factor>& factors);
 
-// [003 §3.7] The seed for a search of `sample`: the peak rate of the nearest past sample. Only past
-// samples with the same levels of every categorical factor count; several at the same smallest
-// distance (including repeated searches of one sample) give their median. When no past sample
-// matches the categorical levels, or there are no numeric factors to measure nearness by, the
-// seed is the median of the matching samples' peaks, else of all past peaks (the paper's
-// "aggregate of peak rates from previous samples"). nullopt when `past` is empty. A past peak
-// with a centre is taken at its centre rather than where its claim happened to be (on
-// bench/policies, 20 seeds: model-safe +seeding 21.2 -> 19.6 h).
-//
-// With `expected` (the testbed has an expectation model), each chosen past peak is first scaled by
-// E(sample)/E(past sample): the model carries the neighbour's measured λ* across the factor levels
-// that differ, and its own error, shared by neighbours, cancels in the ratio. A past sample the
-// model has no λ* for is used unscaled. With no past peaks at all the seed is E(sample) itself
-// (`from` empty, distance NaN).
+// [003 §3.7] The seed for `sample`: the peak (at its region's centre) of the nearest past sample with
+// the same categorical levels, median over ties; else the median of the matching, else of all, past
+// peaks. With `expected`, each is scaled by E(sample)/E(past) where both exist, and with no usable
+// past peak the seed is E(sample) (`from` empty, distance NaN); nullopt with neither.
+// Why: docs/decisions.md#seeding.
 std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<PastPeak>& past,
                                       const std::vector<Factor>& factors, const ExpectedPeak& expected = {});
 

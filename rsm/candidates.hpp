@@ -1,22 +1,16 @@
 #pragma once
-// The candidate set of a design [003 §4, §5.3.2]: the points a D-optimal design may choose from.
-// By default it is the full factorial of the declared numeric levels (4 disks x 8 thread counts
-// gives the 32 samples of §5.3.2); a user may instead, or in addition, list candidates (for a
-// region that is not a grid, or to exclude infeasible corners).
-//
-// A candidate set is an Eigen::MatrixXd with one row per point and one column per factor, in
-// natural (uncoded) units unless the caller codes it. Designs refer to candidates by row index.
-// Pure functions; safe from any thread.
+// The candidate set of a design [003 §4, §5.3.2]: by default the full factorial of the declared
+// numeric levels (4 disks x 8 thread counts: the 32 samples of §5.3.2), or points the user lists. One
+// Eigen row per point, one column per factor, natural units; designs name rows by index. Thread-safe.
 #include <vector>
 
 #include <Eigen/Dense>
 
 namespace wb {
 
-// Every combination of levels[0] x levels[1] x ... as rows. The FIRST factor varies fastest
-// (the order of R's expand.grid and AlgDesign's gen.factorial): with levels {{1,2},{10,20}} the
-// rows are (1,10) (2,10) (1,20) (2,20). InputError if there are no factors, a factor has no
-// levels, or a factor repeats a level.
+// Every combination of levels[0] x levels[1] x ... as rows, the FIRST factor fastest (as R's
+// expand.grid): {{1,2},{10,20}} gives (1,10) (2,10) (1,20) (2,20). InputError if there are no factors,
+// a factor has no levels, or a factor repeats a level.
 Eigen::MatrixXd full_factorial(const std::vector<std::vector<double>>& levels);
 
 // `base` followed by those rows of `extra` that are not already present (exact comparison),

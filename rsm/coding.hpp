@@ -1,14 +1,7 @@
 #pragma once
-// Coded variables for response surfaces [003 §4]: each numeric factor is mapped onto [-1, 1] so
-// that the terms of a quadratic model have comparable scale and the intercept means "the centre
-// of the region". Geometric levels (threads 1, 2, 4, ... 64) can be coded on a log scale first,
-// which spaces them evenly and lets a quadratic in log(threads) bend where a quadratic in threads
-// cannot. Server counts can be coded on 1/x ("inverse"): by the operational laws the bound a pool
-// of m servers puts on throughput is m / D, so 1/λ* is linear in 1/m where that pool limits it —
-// with a reciprocal response (rsm/response.hpp) a low-order polynomial in 1/disks and 1/threads
-// follows a surface that saturates, where one in disks and log(threads) cannot.
-//
-// Value types; no shared state; safe to use from any thread.
+// Coded variables for response surfaces [003 §4]: each numeric factor mapped onto [-1, 1], first on a
+// log or 1/x scale if asked, so quadratic terms have comparable scale and can follow a saturating
+// surface (docs/decisions.md#rsm-scales). Value types; safe to use from any thread.
 #include <string_view>
 #include <vector>
 

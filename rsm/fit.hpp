@@ -1,9 +1,6 @@
 #pragma once
-// Least-squares fit of a response surface [003 §4] and prediction with standard errors.
-// The model matrix X (one row per measured point, one column per term) is solved by Eigen's
-// column-pivoted Householder QR, never through the normal equations; (X'X)^-1 and leverages come
-// from the same kind of factorisation (information_matrix.hpp).
-//
+// Least-squares fit of a response surface [003 §4] and prediction with standard errors, through
+// Eigen's column-pivoted Householder QR of the model matrix, never the normal equations.
 // Value types and pure functions; safe from any thread.
 #include <vector>
 

@@ -1,10 +1,7 @@
 #pragma once
-// The information matrix Z'Z of a model matrix Z (one row per design point, one column per term)
-// and the quantities designs and fits are built from, all computed from a column-pivoted QR of
-// Z rather than from Z'Z itself, so the conditioning is that of Z, not its square (this matters
-// for raw, uncoded factors such as threads^2 up to 10^4).
-//
-// Pure functions; safe from any thread.
+// The information matrix Z'Z of a model matrix Z and what designs and fits need from it, computed
+// from a column-pivoted QR of Z, so the conditioning is Z's, not its square's (raw threads^2 reaches
+// 10^4). Pure functions; safe from any thread.
 #include <Eigen/Dense>
 
 namespace wb {

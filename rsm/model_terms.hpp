@@ -1,11 +1,7 @@
 #pragma once
-// Polynomial model terms of a response surface [003 §4]:
-//   y = b0 + sum_i b_i F_i + sum_{i<j} b_ij F_i F_j + sum_i b_ii F_i^2
-// A Term is a monomial in the factors; a model is an ordered list of terms; the model matrix has
-// one row per point and one column per term. The factors are columns of a points matrix, in the
-// order of the names given to model_terms().
-//
-// Value types and pure functions; safe to use from any thread.
+// Polynomial model terms of a response surface [003 §4], y = b0 + Σ b_i F_i + Σ_{i<j} b_ij F_i F_j
+// + Σ b_ii F_i²: a Term is a monomial, a model an ordered list of them; the model matrix has one row
+// per point, one column per term. Value types and pure functions; safe from any thread.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,12 +29,9 @@ struct Term {
   bool operator==(const Term&) const = default;
 };
 
-// The terms of `kind` over the named factors, in the order intercept, linear terms (factor
-// order), interactions (i<j, lexicographic), squares (factor order), and for kCubic: cubes
-// (factor order), F_i^2*F_j (i != j, lexicographic in (i, j)), F_i*F_j*F_k (i<j<k, lexicographic).
-// For n factors that is 1 + n, 1 + n + n(n-1)/2, 1 + 2n + n(n-1)/2 and (n+1)(n+2)(n+3)/6 terms
-// (10 for two factors; a cube needs at least 4 levels of its factor). InputError if names is empty, a name is
-// empty or repeated.
+// The terms of `kind` over the named factors: intercept, linear, interactions (i<j), squares, and for
+// kCubic cubes, F_i²F_j (i != j) and F_iF_jF_k (i<j<k), each group in factor (lexicographic) order;
+// 10 terms for two factors. InputError if names is empty, or a name is empty or repeated.
 std::vector<Term> model_terms(ModelKind kind, const std::vector<std::string>& factor_names);
 
 // Just the names of the terms, in order (for reports).

@@ -1,21 +1,7 @@
 #pragma once
-// The scale on which a response surface is fitted [003 §4]. The least-squares fit, its standard
-// errors and its LOO residuals live on the transformed scale z = g(y); predictions are reported
-// in natural units y = g^-1(z).
-//
-//   identity    z = y      the classic quadratic surface of [003 §4]
-//   log         z = ln y   multiplicative effects; a fit can never predict a negative λ*
-//   reciprocal  z = 1 / y  throughput-bound systems: by the operational laws 1/X_max is the
-//                          largest per-server demand D_k / m_k, so 1/λ* is close to linear in
-//                          1/m for the pool that limits it (code server counts with
-//                          CodingScale::kInverse); the surface follows a plateau where the
-//                          identity scale overshoots and undershoots around it
-//
-// Standard errors are carried back by the delta method: se_y = |d g^-1/dz| * se_z, evaluated at
-// the fitted z (exp(z) for log, 1/z^2 for reciprocal). They are first-order: the interval z ± se_z
-// mapped back is asymmetric, and the delta-method se is its local half-width.
-//
-// Pure functions; safe from any thread.
+// The scale z = g(y) a response surface is fitted on [003 §4]: identity, log (never a negative λ*) or
+// reciprocal (1/λ* near linear in 1/servers of the limiting pool: docs/decisions.md#rsm-scales). Fits,
+// standard errors and LOO residuals live on z; predictions and delta-method errors are in y. Pure.
 #include <string_view>
 
 #include <Eigen/Dense>

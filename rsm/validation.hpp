@@ -1,15 +1,7 @@
 #pragma once
-// How well a fitted surface predicts [003 §5.3.2, Table 4]: mean absolute percentage error (MAPE)
-// at held-out samples, and leave-one-out (LOO) MAPE over the design points themselves when there
-// is nothing held out.
-//
-// For a linear least-squares fit the LOO residual of point i is e_i / (1 - h_ii) (e_i the ordinary
-// residual, h_ii the leverage): loo_residuals() uses that identity, loo_residuals_by_refit()
-// refits n times; they agree up to rounding. A point with h_ii = 1 (every point of a saturated
-// design, N = number of terms) cannot be predicted without itself, so LOO is then not available
-// (nullopt), not zero.
-//
-// Pure functions; safe from any thread.
+// How well a fitted surface predicts [003 §5.3.2, Table 4]: MAPE at held-out samples, or leave-one-out
+// MAPE over the design points, by e_i/(1 − h_ii) or by n refits (equal up to rounding). With h_ii = 1
+// (a saturated design) LOO is not available (nullopt), not zero. Pure functions; thread-safe.
 #include <optional>
 #include <vector>
 

@@ -98,7 +98,7 @@ CREATE TABLE surface_points (
   PRIMARY KEY (surface_id, position)
 );
 )sql",
-    // 2 -> 3: the expectation stored with each search; calibrated demands per testbed [issue 7].
+    // 2 -> 3: the expectation stored with each search; calibrated demands per testbed [000 §2.1, §4.1.1].
     R"sql(
 CREATE TABLE expectations (
   search_id       INTEGER PRIMARY KEY REFERENCES searches(id),
@@ -122,8 +122,8 @@ CREATE TABLE calibrations (
 );
 CREATE INDEX calibrations_by_testbed ON calibrations(testbed, id);
 )sql",
-    // 3 -> 4: the λ* interval of each search; the persisted Z-CART tree per testbed; mismatches and
-    // the probes they schedule [issue 8, 000 §3.3].
+    // 3 -> 4: the λ* interval of each search; the persisted Z-CART tree per testbed; mismatches and the
+    // probes they schedule [000 §3.3].
     R"sql(
 ALTER TABLE searches ADD COLUMN peak_low REAL;    -- loads the evidence cannot rule out as λ*
 ALTER TABLE searches ADD COLUMN peak_high REAL;   -- NULL: unbounded above
@@ -166,17 +166,16 @@ CREATE TABLE probes (
 );
 CREATE INDEX probes_due ON probes(testbed, status, not_before);
 )sql",
-    // 4 -> 5: the SUT's per-stage times of each trial; fixed-rate runs (`workbench trial`) are
-    // searches of policy 'fixed' and status 'fixed'; a mismatch says what it compares (λ* of a
-    // search, or the mean response time of a fixed-rate run) and the figures behind its center
-    // [issue 8.2].
+    // 4 -> 5: the SUT's per-stage times of each trial; fixed-rate runs (`workbench trial`) as searches of
+    // policy and status 'fixed'; what a mismatch compares (λ* or a fixed-rate mean) and the figures
+    // behind its center [000 §3.2].
     R"sql(
 ALTER TABLE trials ADD COLUMN stages_json TEXT;   -- {stage: mean ms per request}; NULL: not measured
 ALTER TABLE mismatches ADD COLUMN metric TEXT NOT NULL DEFAULT 'peak_rate';   -- peak_rate | mean_ms
 ALTER TABLE mismatches ADD COLUMN center_json TEXT;   -- [{center, predicted_ms, measured_ms, deviation}]
 )sql",
-    // 5 -> 6: the elasticity a seeded surface search aimed its first loads with (issue 5), so that a
-    // resumed search makes the same decisions.
+    // 5 -> 6: the elasticity a seeded surface search aimed its first loads with
+    // (docs/decisions.md#slope-prior), so that a resumed search makes the same decisions.
     R"sql(
 ALTER TABLE surface_points ADD COLUMN seed_elasticity REAL;   -- d ln R / d ln λ of the neighbours; NULL: none
 )sql",

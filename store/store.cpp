@@ -290,7 +290,7 @@ void Store::finish_surface(std::int64_t id, const std::string& status) {
   s.bind(1, id).bind(2, status).run();
 }
 
-// Expectations and calibrations [issue 7].
+// Expectations and calibrations [000 §2.1].
 
 void Store::put_expectation(const ExpectationRow& e) {
   Statement s = db_.prepare(

@@ -81,10 +81,9 @@ class Store {
   void finish_fixed_run(std::int64_t search_id, const MeanInterval& response);
   std::int64_t count_trials();
 
-  // Response surfaces (map-surface). find_running_surface finds the latest unfinished one ("running"
-  // or stopped by a budget) with these parameters. create_surface writes the surface and all its points in
-  // one transaction; begin_surface_search creates the search and links it to its point in one transaction, so
-  // a crash never leaves a search that no surface point knows about.
+  // Response surfaces (map-surface). find_running_surface finds the latest unfinished one (running or
+  // stopped by a budget) with these parameters. Each create/begin call is one transaction, so a crash
+  // never leaves a search that no surface point knows about.
   std::optional<SurfaceRecord> find_running_surface(const std::string& testbed,
                                                     const std::string& params_key);
   std::int64_t create_surface(const std::string& testbed, const std::string& params_key,
@@ -104,7 +103,7 @@ class Store {
   void put_truth(const std::string& testbed, const std::string& sample, const std::string& hash,
                  const TruthRow& t);
 
-  // The expectation model's answer for a search's sample, stored with the search [issue 7.3].
+  // The expectation model's answer for a search's sample, stored with the search [000 §2.1].
   struct ExpectationRow {
     std::int64_t search_id = 0;
     std::optional<double> peak_rate;        // nullopt: unbounded
@@ -118,7 +117,7 @@ class Store {
   // Ids of the searches of `testbed`, oldest first.
   std::vector<std::int64_t> search_ids(const std::string& testbed);
 
-  // A demand measured on a testbed, per visit of one center [issue 7.2].
+  // A demand measured on a testbed, per visit of one center [000 §4.1.1].
   struct CalibrationRow {
     std::string testbed;
     std::string center;
@@ -139,11 +138,11 @@ class Store {
   };
   std::optional<PeakInterval> peak_interval(std::int64_t search_id);
 
-  // The persisted Z-CART tree of a testbed [issue 8.1]: ZCart::to_json() text.
+  // The persisted Z-CART tree of a testbed [000 §3.3.1]: ZCart::to_json() text.
   void put_zcart_tree(const std::string& testbed, const std::string& tree_json, std::int64_t observations);
   std::optional<std::string> zcart_tree(const std::string& testbed);
 
-  // A measurement outside the expectation's tolerance [issue 8.2].
+  // A measurement outside the expectation's tolerance [000 §3.2].
   struct MismatchRow {
     std::int64_t id = 0;  // set by the store
     std::string testbed;
@@ -161,7 +160,7 @@ class Store {
     std::string status = "open";
     std::string created_at, closed_at;  // set by the store
   };
-  // A probe scheduled by a mismatch [issue 8.3]. not_before and locked_at are unix seconds.
+  // A probe scheduled by a mismatch [000 §3.3.2]. not_before and locked_at are unix seconds.
   struct ProbeRow {
     std::int64_t id = 0;  // set by the store
     std::string testbed;
@@ -175,10 +174,9 @@ class Store {
     std::optional<std::string> lock_owner;
     std::optional<std::int64_t> locked_at;
   };
-  // Writes a mismatch and its probes in one transaction. A probe whose sample already has a probe
-  // of this testbed that is not cancelled, or a search of this testbed, is skipped (checked inside
-  // the transaction, so two processes planning at once never plan the same sample twice).
-  // Returns the mismatch id and the ids of the probes written.
+  // Writes a mismatch and its probes in one transaction, skipping a probe whose sample already has a
+  // probe that is not cancelled or a search on this testbed (checked inside the transaction, so two
+  // planners never plan a sample twice). Returns the mismatch id and the ids of the probes written.
   std::pair<std::int64_t, std::vector<std::int64_t>> add_mismatch(const MismatchRow& m,
                                                                   const std::vector<ProbeRow>& probes);
   std::optional<MismatchRow> mismatch(std::int64_t id);
@@ -194,10 +192,9 @@ class Store {
   std::optional<ProbeRow> probe(std::int64_t id);
   // Probes of `testbed` in run order (priority, then id); planned and running only unless `all`.
   std::vector<ProbeRow> probes(const std::string& testbed, bool all);
-  // Atomically moves the due planned probe that runs first (highest priority, then lowest id,
-  // not_before <= now) to "running" under `owner`. Two processes calling this at once never get
-  // the same probe. nullopt when none is due. A probe still "running" under a lock taken before
-  // `stale_before` counts as planned again (its agent was killed); the default never reclaims.
+  // Atomically moves the due planned probe that runs first (priority, then id) to "running" under
+  // `owner`; concurrent callers never get the same probe; nullopt when none is due. A probe locked
+  // before `stale_before` (its agent was killed) counts as planned again; the default never reclaims.
   std::optional<ProbeRow> claim_due_probe(const std::string& testbed, const std::string& owner,
                                           std::int64_t now, std::int64_t stale_before = INT64_MIN);
   // Same for one probe, whether due or not; nullopt when it is not planned (running, done,
@@ -245,10 +242,9 @@ class Store {
     bool resumed = false;
     std::optional<LeaseRow> holder;
   };
-  // In one write transaction: the newest unfinished search (running or interrupted, not a
-  // surface's) with `r`'s testbed, sample, target, policy, seed and options is resumed under
-  // `owner`'s lease "search:ID" unless a live owner holds it; without one a new search begins
-  // under a new lease.
+  // In one write transaction: resumes the newest unfinished search (running or interrupted, not a
+  // surface's) matching `r` under `owner`'s lease "search:ID" unless a live owner holds it; else begins
+  // a new search under a new lease.
   OpenedSearch open_search(const SearchRecord& r, const OwnerId& owner, double now, const HolderDead& dead);
   // begin_search and its lease in one transaction (a search never exists without its owner).
   std::int64_t begin_owned_search(const SearchRecord& r, const OwnerId& owner, double now);
@@ -258,10 +254,9 @@ class Store {
   // "interrupted" (and drops the dead lease). Returns their ids.
   std::vector<std::int64_t> mark_interrupted(const HolderDead& dead);
 
-  // Process groups a controller started on a testbed and has not stopped yet (DESIGN.md
-  // "Security and failure"): written when one starts, deleted when it is stopped, so rows left
-  // behind name what a dead controller may have left running. Unsigned start times are stored
-  // as their 64-bit pattern.
+  // Process groups a controller started on a testbed and has not stopped yet (DESIGN.md "Security and
+  // failure"), so rows left behind name what a dead controller may have left running. Unsigned start
+  // times are stored as their 64-bit pattern.
   struct ProcessRow {
     std::int64_t id = 0;  // set by the store
     std::string testbed;

@@ -1,4 +1,4 @@
-// The store's mismatches, probes and persisted Z-CART trees [issue 8].
+// The store's mismatches, probes and persisted Z-CART trees [000 §3.3].
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>

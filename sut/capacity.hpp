@@ -1,34 +1,12 @@
 #pragma once
-// Analytic capacity of refserver: the saturation throughput bound lambda_max, in requests/s,
-// from the utilization law applied to each resource a request holds [001 eq. 1, 000 eq. 3].
-// Header-only, no dependencies: models, benchmarks and tests use it to know what the server
-// should sustain.
-//
-// Inputs (means over the request mix, which holds read, write and metadata requests only —
-// noop and stats requests bypass the workers and are not counted):
-//   N = threads, D = disks, c = cpu_ms (mean CPU service per request),
-//   p = disk_fraction (share of requests that are read or write, i.e. touch a disk),
-//   s = disk_ms (mean disk service per disk operation; the caller folds in the sequential share
-//       q: s = disk_ms * (1 - q + q * seq_factor)),
-//   K = cores (spin mode only).
-//
-// Reasoning. In the long run, throughput X times the time a request holds a resource (its demand
-// on it) equals that resource's busy servers, which cannot exceed its server count (utilization
-// law U = X * Demand <= servers):
-//   threads: a request holds its worker for its CPU time, any disk-queue wait and its disk time,
-//            so the demand is at least c + p*s:         X <= N / (c + p*s)
-//   disks:   demand p*s spread over D disks:          X <= D / (p*s)
-//   cores:   spin mode burns c of thread CPU time per request on K cores:  X <= K / c
-//            (sleep mode holds no core, so this term does not apply).
-// lambda_max = the minimum of these; the resource achieving it is the bottleneck.
-//
-// What it does NOT include, on purpose: queueing waits (the thread term leaves out disk-queue
-// wait, so it is an upper bound that is exact when disks never queue, e.g. N <= D, and when N is
-// large enough that the disk term binds); the io thread, network and protocol costs; the
-// load generator sharing the cores; sleep/timer overshoot; and every fault flag (slow disk,
-// serialize-above, create cost, stalls) — those are exactly what a mismatch test should reveal.
-// Closed-loop clients without think time reach lambda_max only with at least N (thread-bound)
-// or enough (disk-bound) requests outstanding.
+// Analytic capacity of refserver: the saturation bound lambda_max, requests/s, by the utilization law
+// per resource a request holds [001 eq. 1, 000 eq. 3]: min(N/(c + p·s), D/(p·s), spin mode: K/c).
+// Header-only, no dependencies. An upper bound: no queueing waits, overheads or fault flags
+// (docs/decisions.md#refserver-capacity).
+// Inputs are means over the mix of read, write and metadata requests (noop and stats bypass the
+// workers): N = threads, D = disks, c = cpu_ms per request, p = disk_fraction (share that touches a
+// disk), s = disk_ms per disk operation with the sequential share q folded in (disk_ms·(1 − q +
+// q·seq_factor)), K = cores (spin mode only).
 #include <algorithm>
 #include <limits>
 

@@ -1,17 +1,10 @@
 #pragma once
-// Connection: one client's TCP connection to refserver, speaking core/rpc_protocol.hpp.
-//
-// It reads whatever bytes the socket has into one buffer, decodes every complete frame in it and
-// hands each request to a FrameHandler without waiting for earlier ones to finish, so a client
-// may pipeline. All frames that came in one read share one arrival time (when the read
-// completed), so requests a client sends together arrive together; responses go out in the order
-// they complete (the protocol lets a client match them by id). A frame shorter than a request
-// body or longer than rpc::kMaxFrame is a framing error: the connection is closed. Read errors
-// (including the client closing) end reading; replies still in flight are dropped quietly.
-//
-// Threads: the socket's executor is a strand; every read/write handler runs on it. reply() is
-// safe from any thread (it posts to the strand). Lifetime: shared_ptr, kept alive by pending
-// handlers and by jobs that still owe a reply.
+// Connection: one client's TCP connection to refserver, speaking core/rpc_protocol.hpp. It hands every
+// complete frame of a read to a FrameHandler at once (a client may pipeline), all stamped with the
+// read's completion time, and sends responses in the order they complete. A frame shorter than a
+// request body or longer than rpc::kMaxFrame closes the connection; read errors end reading and drop
+// replies in flight. Threads: every handler runs on the socket's strand; reply() is safe from any
+// thread. Lifetime: shared_ptr, kept by pending handlers and by jobs that owe a reply.
 #include <array>
 #include <chrono>
 #include <cstdint>

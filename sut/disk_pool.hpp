@@ -1,21 +1,10 @@
 #pragma once
-// DiskPool: D emulated disks behind one FIFO queue.
-//
-// A worker that needs a disk calls acquire(): if a disk is free and nobody waits, it gets one at
-// once; otherwise it waits in arrival order, and each release() hands the freed disk to the
-// oldest waiter. So the disks form one multi-server FCFS station (an M/G/D queue when arrivals
-// are Poisson), each disk serving one operation at a time. When several disks are free the one
-// idle longest is taken, which spreads work evenly (and makes a --slow-disk get its share).
-// The pool only does the queueing; the caller sleeps the service time while it holds the disk.
-//
-// Device time: each disk remembers when its last operation ended on the device's own timeline
-// (`free_at`, set by release()). The next operation on it starts at max(ready, free_at), not at
-// the moment the releasing thread happened to be scheduled again, so a late wake-up of a worker on
-// a loaded host does not stretch the disk's schedule (a real disk does not wait for the CPU to
-// notice its completion either).
-//
-// Threads: all members are thread-safe. After stop(), acquire() returns std::nullopt at once and
-// wakes every waiter with std::nullopt.
+// DiskPool: D emulated disks behind one FIFO queue, a multi-server FCFS station (M/G/D for Poisson
+// arrivals): acquire() gets a free disk at once if nobody waits, else waits in arrival order; the disk
+// idle longest is taken (spreading work, so a --slow-disk gets its share). The caller sleeps the
+// service while holding the disk. Each disk starts its next operation at max(ready, free_at), the end
+// of its last on the device's timeline (docs/decisions.md#emulated-time).
+// Threads: all members thread-safe; after stop(), acquire() returns and wakes every waiter with nullopt.
 #include <chrono>
 #include <condition_variable>
 #include <deque>

@@ -1,19 +1,14 @@
 #pragma once
-// Refserver: the whole reference server — acceptor, connections, thread queue, workers, disks,
-// statistics — behind one object that refserver_main.cpp constructs and runs.
-//
-// Ownership: Refserver owns everything it creates; its io_context is declared first so it is
-// destroyed last, after the workers are joined and their queued jobs (which hold connections)
-// are gone.
-// Threads: the constructor binds and listens (so port() is final when it returns); run() serves
-// on the calling thread plus io_threads-1 more until SIGINT/SIGTERM or stop(), then stops the
-// workers and joins every thread it started. stop() is safe from any thread.
-// Requests: noop and stats are answered on the io thread (no queueing, no stages); read, write
-// and metadata go to the WorkerPool; an unknown op, a write whose frame length is not
-// 16 + size, a non-write frame longer than 16 bytes, or a read larger than a frame can carry is
-// answered with Status::kBadRequest and a one-line message.
-// Failure: the constructor throws wb::InputError for a bad --bind address and wb::Error when it
-// cannot listen (port in use).
+// Refserver: the whole reference server (acceptor, connections, thread queue, workers, disks,
+// statistics) behind one object that refserver_main.cpp constructs and runs.
+// Ownership: it owns everything it creates; its io_context is destroyed last, after the workers are
+// joined and their queued jobs (holding connections) are gone.
+// Threads: the constructor binds and listens (port() is final); run() serves on the calling thread plus
+// io_threads-1 more until SIGINT/SIGTERM or stop() (safe from any thread), then joins them all.
+// Requests: noop and stats on the io thread; read, write and metadata through the WorkerPool; an
+// unknown op, a write frame not 16 + size long, a longer non-write frame or a read too large for a
+// frame get Status::kBadRequest and a one-line message.
+// Failure: the constructor throws wb::InputError for a bad --bind address, wb::Error if it cannot listen.
 #include <atomic>
 #include <cstdint>
 #include <memory>

@@ -1,18 +1,8 @@
 #pragma once
-// RequestService: what a worker thread does with one request, stage by stage, and the fault
-// flags that bend it. [003 §2.1, Fig. 2]: the peak rate is limited by threads (each holds its
-// thread through CPU and disk, including the disk queue) and by disks (D FCFS servers), so adding
-// disks helps only when there are enough threads to keep them busy.
-//
-// Emulated time. Every stage boundary is a point on the emulated resources' own timeline, and the
-// worker sleeps until it (absolute deadlines), instead of chaining "now + service" after each
-// wake-up. A worker that wakes late because the host is busy therefore does not push back the
-// next stage: its thread is free at the emulated end of its last request, a disk is free at the
-// emulated end of its last operation (DiskPool::Grant::free_at), the --serialize-above lock at
-// the emulated end of its holder's work. So the server's capacity is that of the emulated
-// resources (sut/capacity.hpp), not of the host's scheduler, as long as the host keeps up on
-// average; the lateness only delays responses and is reported as the "lag" stage.
-//
+// RequestService: what a worker thread does with one request, stage by stage, and the fault flags that
+// bend it. [003 §2.1, Fig. 2]: threads (held through CPU, disk queue and disk) and D FCFS disks limit
+// the peak. Stage boundaries are absolute deadlines on the emulated timeline, so a late wake-up delays
+// the response ("lag") but not the next stage (docs/decisions.md#emulated-time).
 // serve(job, thread_free_at), on a worker thread, in this order (v = emulated time):
 //  1. start: v0 = max(job.arrival, thread_free_at) — the thread queue wait is v0 - arrival.
 //     stall: with --stall-every E --stall-for F, no request starts in the windows
@@ -32,7 +22,6 @@
 //  5. record the stage times (StageStats; "residence" and "lag" are real times) and call
 //     job.done(kOk) on this worker thread.
 // Service times come from a SplitMix64 stream seeded by (seed, job.seq): CPU first, then disk.
-//
 // Threads: serve() runs concurrently on many workers; other members are thread-safe. After the
 // StopFlag is set, serve() returns early without calling job.done.
 #include <atomic>

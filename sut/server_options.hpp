@@ -1,10 +1,7 @@
 #pragma once
-// Everything refserver can be told on its command line, as one value type, plus the CLI11 wiring
-// that fills it. The flag list and what each flag means is in sut/refserver_main.cpp (usage) and
-// in `refserver --help`; the fault flags' precise semantics are in sut/request_service.hpp.
-//
-// Failure: finish_options() throws wb::InputError (one line naming the flag) for values out of
-// range or flags that need each other; refserver turns that into exit status 2.
+// Everything refserver can be told on its command line, as one value type, plus its CLI11 wiring (flags:
+// refserver_main.cpp and `refserver --help`; fault semantics: request_service.hpp). finish_options()
+// throws wb::InputError naming the flag for values out of range or missing companions (exit status 2).
 #include <cstdint>
 #include <optional>
 #include <string>

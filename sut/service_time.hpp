@@ -1,12 +1,7 @@
 #pragma once
-// Service-time distributions of refserver's emulated resources (CPU and disks).
-//
-// A ServiceTime is a mean (ms), a shape (exponential, lognormal, deterministic) and, for the
-// lognormal, a coefficient of variation. draw_ms() turns one uniform stream into one service time
-// by inverse transform (exponential) or Box-Muller (lognormal), written here rather than taken
-// from <random> so that a --seed gives the same times with any standard library.
-//
-// Threads: ServiceTime is an immutable value; a SplitMix64 belongs to one request at a time.
+// Service-time distributions of refserver's CPU and disks: a mean (ms), a shape (exponential,
+// lognormal, deterministic) and a lognormal's coefficient of variation; draw_ms() is hand-written so a
+// --seed gives the same times with any standard library. Immutable; a SplitMix64 serves one request.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -1,8 +1,7 @@
 #pragma once
-// StopFlag: the one "refserver is shutting down" signal, with sleeps it interrupts, so a worker
-// sleeping out a 10 s stall or a long disk service still lets SIGTERM finish promptly.
-//
-// Threads: every member is safe from any thread. stop() is idempotent and wakes every sleeper.
+// StopFlag: the one "refserver is shutting down" signal, with sleeps it interrupts, so a worker in a
+// long stall or disk service still lets SIGTERM finish promptly. Threads: every member is safe from
+// any thread; stop() is idempotent and wakes every sleeper.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>

@@ -1,14 +1,9 @@
 #pragma once
-// WorkerPool: the thread queue and the N worker threads of refserver.
-//
-// submit() appends a Job to one shared FIFO queue; each of the N workers takes the oldest job and
-// runs RequestService::serve on it, so at most N requests are in service at once and the rest
-// wait in arrival order (an FCFS N-server station). The queue is unbounded.
-//
-// Threads: submit() and queue_length() are safe from any thread. stop() (idempotent, also run
-// by the destructor) wakes and joins every worker and drops queued jobs without calling their
-// `done`; the caller must have set the StopFlag and stopped the DiskPool first so that workers in
-// service return promptly.
+// WorkerPool: refserver's thread queue and N workers, an FCFS N-server station: submit() appends a Job
+// to one unbounded FIFO, and each worker serves the oldest with RequestService::serve.
+// Threads: submit() and queue_length() are safe from any thread. stop() (idempotent, also in the
+// destructor) joins the workers and drops queued jobs without calling `done`; set the StopFlag and stop
+// the DiskPool first so that workers in service return promptly.
 #include <condition_variable>
 #include <deque>
 #include <mutex>

@@ -1,8 +1,7 @@
 #pragma once
 // The wbload command line: parses arguments into LoadOptions, runs the load and prints the result
-// (human text, or one JSON object with --json). Exit codes (core/exit_status.hpp): 0 done,
-// 1 the run could not be carried out (e.g. unresolvable host), 2 invalid arguments or mix file
-// (one line on stderr naming the argument).
+// (text, or one JSON object with --json). Exit codes (core/exit_status.hpp): 0 done, 1 the run could
+// not be carried out (e.g. unresolvable host), 2 invalid arguments or mix file (one line naming it).
 #include <string>
 
 namespace wb {

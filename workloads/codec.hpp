@@ -1,13 +1,9 @@
 #pragma once
-// Codec: the wire side of one protocol — encodes an Operation drawn from the Mix into request
-// bytes and recognizes where the (single outstanding) response on a connection ends.
-//
-// wbload keeps at most one request in flight per connection (HTTP/1.1 keep-alive without
-// pipelining, RESP and memcached text one command at a time, rpc one frame at a time), so a
-// codec only ever looks at the bytes received since the request was sent.
-//
-// Threads: a Codec is immutable after construction and may be shared by worker threads.
-// Failure: parse() never throws; malformed input is reported as ErrorKind::kProtocol.
+// Codec: the wire side of one protocol: encodes an Operation drawn from the Mix into request bytes and
+// finds where the response on a connection ends. wbload keeps one request in flight per connection, so
+// a codec only looks at the bytes received since the request was sent.
+// Threads: immutable, shared by worker threads. Failure: parse() never throws; malformed input is
+// ErrorKind::kProtocol.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,10 +16,9 @@ namespace wb {
 
 // The longest status line, header block or reply line a codec waits for.
 constexpr std::size_t kMaxHeaderSize = 64 * 1024;
-// The most bytes one response may take: a body of at most rpc::kMaxFrame (a mix's sizes stay
-// below it) after a head of at most kMaxHeaderSize. The worker buffers whole responses and grows
-// its buffer to the length a partial one announces, so a server announcing more, or sending more
-// without completing a response, gets a protocol error instead of the memory.
+// The most bytes one response may take: a body of at most rpc::kMaxFrame after a head of at most
+// kMaxHeaderSize. The worker grows its buffer to what a partial response announces, so a server
+// announcing or sending more gets a protocol error instead of the memory.
 constexpr std::size_t kMaxResponseSize = kMaxHeaderSize + rpc::kMaxFrame + 16;
 
 // Where requests go. `path` and `host_header` only matter for http.

@@ -1,24 +1,20 @@
 #pragma once
-// The open-loop load engine: offers requests at a target rate λ regardless of how fast the server
-// answers, and measures each request's latency from its *intended* send time, so a stalled server
-// shows up in the percentiles instead of silently slowing the generator down (no coordinated
-// omission).
-//
+// The open-loop load engine: offers requests at a target rate λ however fast the server answers, and
+// measures each latency from its *intended* send time, so a stalled server shows in the percentiles
+// (no coordinated omission).
 // Timeline (one shared start time for all threads):
 //   [start, start + warmup)                 requests are sent but not counted
 //   [start + warmup, start + warmup + D)    the measurement window: requests intended here count
 //   after the window                        no new requests; wait until every counted request is
 //                                           answered, failed or timed out (at most `timeout`)
-// Threads: `threads` workers, each with its own io_context, λ/threads, a share of the connections
-// and its own random engine (seed + thread index). Constant arrivals interleave the threads'
-// phases so the aggregate is evenly spaced; Poisson arrivals of the parts superpose to Poisson(λ).
-//
-// Connections: each worker opens its share of `connections` before the start; a request due when
-// no connection is free waits in a FIFO and makes the worker open one more connection, up to its
-// share of `max_connections`. One request is in flight per connection.
-//
-// Failure: run_load throws wb::Error when the target cannot be resolved; everything that happens
-// to individual requests (refused connections, resets, garbage) is counted in the result.
+// Threads: `threads` workers, each with its own io_context, λ/threads, a share of the connections and
+// its own random engine (seed + thread index); constant arrivals interleave the threads' phases,
+// Poisson ones superpose to Poisson(λ).
+// Connections: each worker opens its share of `connections` before the start; a request due when none
+// is free waits in a FIFO and opens one more, up to its share of `max_connections`; one request in
+// flight per connection.
+// Failure: run_load throws wb::Error when the target cannot be resolved; what happens to individual
+// requests (refused connections, resets, garbage) is counted in the result.
 #include <cstdint>
 
 #include "workloads/codec.hpp"

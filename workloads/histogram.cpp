@@ -92,10 +92,9 @@ std::uint64_t get_varint(std::string_view in, std::size_t& pos) {
   throw InputError("histogram.buckets: varint longer than 64 bits");
 }
 
-// sum and sum_sq are what the mean and the standard deviation come from, and nothing else checks
-// them: with n values in [min, max], sum/n lies in [min, max] and sum_sq lies in [sum²/n, n·max²].
-// The slack covers the rounding of sums of doubles: relative, since every value is a whole number
-// of ns at least min (a mean half a ns below min is no rounding).
+// sum and sum_sq give the mean and standard deviation and nothing else checks them: with n values in
+// [min, max], sum/n lies in [min, max] and sum_sq in [sum²/n, n·max²], with a relative slack for
+// rounding (docs/decisions.md#latency-histogram).
 void check_sums(std::uint64_t count, std::uint64_t min, std::uint64_t max, double sum, double sum_sq) {
   auto text = [](double v) {
     std::ostringstream o;

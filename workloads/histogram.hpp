@@ -1,36 +1,17 @@
 #pragma once
-// LatencyHistogram: a log-linear latency histogram (HdrHistogram-like) with exact merge and a
-// compact text encoding, so the controller can merge the results of several wbload processes.
-//
-// Layout. Values are nanoseconds (uint64). With kPrecisionBits = P = 8:
-//   - values v < 2^P (256 ns) have one bucket each (exact);
-//   - for v >= 2^P let m = floor(log2 v) and shift = m - (P - 1); the bucket is
-//     index = (m - P + 1) * 2^(P-1) + (v >> shift),  i.e. 128 linear sub-buckets per octave.
-// A bucket [lo, lo + 2^shift) has lo >= 2^(P-1) * 2^shift, so its width is at most 1/128 of any
-// value in it. Percentiles report the bucket midpoint (clamped to the exact min/max), so the
-// relative error of a reported percentile is at most 1/256 ≈ 0.4% — well inside the required
-// 1% — over the whole range 1 µs .. 100 s. Values above kMaxValueNs (~18 min) are clamped into
-// the last bucket (max() still reports the exact value).
-//
-// Merge is exact: bucket counts add, so merge(a, b) equals the histogram of the union of the
-// recorded values (count, min, max exactly; sum and sum of squares up to double rounding).
-//
-// Percentile definition (both here and in the tests): nearest rank — p-th percentile is the
-// value of rank ceil(p/100 * n) in ascending order (rank 1 for p = 0).
-//
-// Compact encoding (what `encode()` returns and `decode()` reads), version "wb-loglin-v1":
-//   base64 (RFC 4648, with '=' padding) of a byte string of unsigned LEB128 varints:
-//     for each non-empty bucket in ascending index order: (index - previous_index - 1), count
-//   where previous_index starts at -1. Empty histograms encode to "".
-// The JSON form (see to_json/from_json) is
+// LatencyHistogram: a log-linear latency histogram (HdrHistogram-like) of nanoseconds with exact merge
+// and a compact text encoding, so the controller can merge several wbload processes' results. 128
+// linear sub-buckets per octave bound a reported percentile's relative error by 1/256 over 1 µs..100 s
+// (docs/decisions.md#latency-histogram); values above kMaxValueNs (~18 min) go to the last bucket
+// (max() stays exact). Merge adds bucket counts: count, min and max exact, sums up to rounding.
+// Percentiles are nearest rank: the p-th is the value of rank ceil(p/100 * n) (rank 1 for p = 0).
+// Encoding "wb-loglin-v1" (encode()/decode()): base64 (RFC 4648, '=' padding) of unsigned LEB128
+// varints, for each non-empty bucket in ascending index order (index - previous_index - 1), count,
+// with previous_index starting at -1; an empty histogram encodes to "". The JSON form is
 //   {"encoding":"wb-loglin-v1","unit":"ns","precision_bits":8,"count":N,"min":ns,"max":ns,
 //    "sum":ns,"sum_sq":ns^2,"buckets":"<base64>"}
-// and from_json rejects any other encoding or precision with wb::InputError, as well as figures
-// no set of recorded values has: bucket counts that do not add up to count, min/max outside the
-// buckets, a negative or non-finite sum, a mean outside [min, max], sum_sq below sum²/count or
-// above count·max².
-//
-// Threads: not synchronized; each thread records into its own histogram and they are merged.
+// and from_json throws wb::InputError for another encoding or precision, or figures no set of
+// recorded values has. Threads: not synchronized; record per thread, then merge.
 #include <cstdint>
 #include <string>
 #include <string_view>

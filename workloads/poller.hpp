@@ -1,18 +1,10 @@
 #pragma once
-// Poller: one epoll set holding a worker's connected sockets, watched by the worker's io_context
-// through a single descriptor, and NativeSocket, the move-only owner of one connected socket.
-//
-// Why not Boost.Asio's per-socket operations: in Boost 1.74's epoll reactor every async_wait
-// re-registers its socket (an epoll_ctl per request), and because the async_connect had added
-// EPOLLOUT to the socket's edge-triggered registration, each re-registration reports the socket
-// again as writable, so every batch of responses cost a second epoll_wait and a wake-up that does
-// nothing; async_read_some instead tries a recv right after the send, which on loopback almost
-// always fails with EAGAIN. Here a socket is registered once, level-triggered for reading: a
-// request costs its send and its recv, a batch of ready sockets one epoll_wait and one re-arm.
-//
-// Ownership: the Poller owns its epoll descriptor, never the sockets (closing a socket removes it
-// from the set). Threads: one thread, the worker's. Failure: the constructor throws wb::Error when
-// epoll_create1 fails; the other calls report errno as an error_code and never throw.
+// Poller: one epoll set holding a worker's connected sockets, each registered once, level-triggered,
+// watched by the worker's io_context through one descriptor (not Asio's per-socket waits:
+// docs/decisions.md#poller); and NativeSocket, the move-only owner of one connected socket.
+// Ownership: the Poller owns its epoll descriptor, never the sockets (closing one removes it). Threads:
+// the worker's only. Failure: the constructor throws wb::Error if epoll_create1 fails; other calls
+// report errno as an error_code and never throw.
 #include <cstddef>
 #include <cstdint>
 #include <span>

@@ -67,12 +67,10 @@ nlohmann::json to_json(const LoadResult& r);
 LoadResult parse_result(const nlohmann::json& j);
 LoadResult parse_result(const std::string& text);
 
-// Throws wb::InputError naming the field ("result.completed: ...") unless `r` is something wbload
-// runs can produce by the counting rules above: rates and the duration finite and positive (rates
-// at most kMaxRate per generator), completed <= sent <= completed + errors + timeouts,
-// late_sends <= sent, achieved_rate x duration_s a whole number of responses, the histogram
-// counting exactly the completed requests with a mean inside [min, max] (and its own consistency,
-// LatencyHistogram::from_json), intervals adding up to no more than the totals.
+// Throws wb::InputError naming the field ("result.completed: ...") unless wbload could produce `r` by
+// the counting rules: rates (at most kMaxRate) and duration finite and positive, completed <= sent <=
+// completed + errors + timeouts, late_sends <= sent, achieved_rate × duration_s whole, a consistent
+// histogram counting exactly the completed requests, intervals within the totals.
 void check_result(const LoadResult& r);
 
 // What one generator was asked to do.
@@ -83,12 +81,10 @@ struct LoadRequest {
   double timeout_s = 5;  // per request
 };
 
-// check_result(r), then what `asked` implies: the offered rate and duration are the ones asked
-// for (up to the rounding of the command line); completed + errors + timeouts, the requests whose
-// intended time fell in the window, is within 10 standard deviations (+20) of λ·duration for
-// Poisson arrivals (constant arrivals are closer); the responses inside the window (achieved_rate ×
-// duration_s) are no more than those sent plus the warm-up's requests; no latency exceeds the
-// timeout. Throws wb::InputError naming the field.
+// check_result(r), then what `asked` implies: the rate and duration asked for (up to command-line
+// rounding); completed + errors + timeouts within 10 standard deviations (+20) of λ·duration; window
+// responses at most those sent plus the warm-up's; no latency above the timeout. Throws wb::InputError
+// naming the field.
 void check_result(const LoadResult& r, const LoadRequest& asked);
 
 // Merges the results of generators that ran concurrently over the same window: rates and counts

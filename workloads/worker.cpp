@@ -81,16 +81,9 @@ LoadResult Worker::Impl::result() const {
   return r;
 }
 
-// The event loop: io_context::run, except that while events come in quick succession it polls
-// for up to kSpin after the last one before it sleeps. Why: against a fast server every answer
-// used to find the thread asleep in epoll_wait (0.4-1.0 sleeps per request at 70-80k/s against
-// nginx), so the server's send had to wake it -- CPU the server's own core pays, and on a small
-// machine a wake-up the scheduler may place on the server's core, where the two then share one
-// CPU. Spinning only while the mean gap between events (EWMA) is below kSpinWhenGapBelow bounds
-// the cost: at low rates it never spins, and when the spin stops paying (events no longer come
-// within kSpin, e.g. because the server shares this core and cannot run while we spin) the gap
-// grows past the threshold and the loop sleeps again. Timers and sockets are served the same way
-// either way, so send times and latencies are unchanged -- only punctual more often.
+// The event loop: io_context::run, but while events come less than kSpinWhenGapBelow apart it polls
+// for up to kSpin before it sleeps, sparing a fast server the wake-up (and, on a small machine, its
+// core); it never spins at low rates (docs/decisions.md#worker-spin).
 void Worker::Impl::loop() {
   using std::chrono::duration_cast;
   auto gap = std::chrono::duration_cast<nanoseconds>(kSpin) * 4;  // EWMA, starts in "sleep"

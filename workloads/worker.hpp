@@ -1,11 +1,7 @@
 #pragma once
-// Worker: one thread of the open-loop engine (see engine.hpp for the timeline and the counting
-// rules). Internal to wb_workloads.
-//
-// Ownership: the Worker owns its io_context, sockets and timers; handlers hold shared_ptrs to the
-// connection they serve, so a closed connection lives until its last handler ran.
-// Threads: construct, run() and result() on one thread; nothing is shared with other workers
-// except the immutable Mix and Codec.
+// Worker: one thread of the open-loop engine (engine.hpp has the timeline and counting rules); internal
+// to wb_workloads. It owns its io_context, sockets and timers; handlers hold shared_ptrs to their
+// connection. Threads: construct, run() and result() on one thread; only the Mix and Codec are shared.
 #include <chrono>
 #include <memory>
 

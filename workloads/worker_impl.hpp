@@ -1,8 +1,7 @@
 #pragma once
-// Internal to the Worker: Worker::Impl and the records it keeps (a request, a connection).
-// workloads/worker.cpp holds the timeline (event loop, arrivals, one request on one connection,
-// readiness, timeouts and the end); workloads/worker_connections.cpp the connections (opening,
-// adopting, closing). Use Worker (worker.hpp).
+// Internal to the Worker: Worker::Impl and its records (a request, a connection). worker.cpp holds the
+// timeline (event loop, arrivals, requests, timeouts, the end), worker_connections.cpp the connections
+// (opening, adopting, closing). Use Worker (worker.hpp).
 #include <array>
 #include <chrono>
 #include <cstdint>

@@ -1,7 +1,7 @@
-// Benchmark for issue 5: what each load-picking policy costs to map the whole response surface of
-// configs/sim.toml (4 disk counts x 8 thread counts = 32 samples), with and without seeding
-// [003 §3.7], against the strawman [003 §3.1] and an oracle, in the manner of [003 Fig. 8]; and
-// Binsearch's cost against the target confidence and accuracy [003 Fig. 9].
+// Benchmark of the peak-search policies: what each load-picking policy costs to map the whole
+// response surface of configs/sim.toml (4 disk counts x 8 thread counts = 32 samples), with and
+// without seeding [003 §3.7], against the strawman [003 §3.1] and an oracle, in the manner of
+// [003 Fig. 8]; and Binsearch's cost against the target confidence and accuracy [003 Fig. 9].
 //
 // Each (policy, seeding, seed) maps the surface once: the 32 samples in a nearest-neighbour tour
 // (normalized level distance, from disks=1,threads=1), one simulated testbed per seed, so every

@@ -1,4 +1,4 @@
-// Benchmark for issue 6 (rsm): D-optimal designs on the candidate set of [003 §5.3.2] — 4 disk
+// Benchmark of rsm/: D-optimal designs on the candidate set of [003 §5.3.2] — 4 disk
 // counts x 8 thread counts = 32 samples, full quadratic model (k = 6), N = 6, 8, 10 points —
 // in raw units, linearly coded, and with threads log-coded.
 //

@@ -1,4 +1,4 @@
-// Per-command latency of remote commands on loopback, issue 4's benchmark:
+// Per-command latency of remote commands on loopback:
 //   (a) SshExecutor: one libssh session reused, one channel per command (workbench's way), whose
 //       shell was started ahead (remote_command.hpp waiting_shell)
 //   (b) the `ssh` CLI with a new connection per command

@@ -1,4 +1,4 @@
-// Benchmark for issue 6 (map-surface) on configs/sim.toml (4 disks x 8 thread counts = 32 samples,
+// Benchmark of map-surface on configs/sim.toml (4 disks x 8 thread counts = 32 samples,
 // the grid of [003 §5.3.2]), through the library API (plan_surface, run_surface, Surface), not
 // the CLI:
 //  1. MAPE over all 32 samples of the quadratic surface fitted from 6, 8 and 10 D-optimal points,

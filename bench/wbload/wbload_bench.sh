@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# wbload benchmarks (issue 3). Prints three tables, each next to its peer or limit:
+# wbload benchmarks. Prints three tables, each next to its peer or limit:
 #   1. Peak against nginx (1 worker, loopback): the highest rate λ wbload sustains open-loop on one
 #      thread with achieved >= 99% of offered, vs the throughput `wrk -t1` reaches with the same
 #      connection count. Goal: ratio >= 1.0.

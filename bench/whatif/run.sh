@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark for issue 7's refserver acceptance: `workbench whatif` predicts λ* at (threads, disks)
+# Benchmark of the expectation model on refserver: `workbench whatif` predicts λ* at (threads, disks)
 # settings of configs/demo.toml that were never measured; `workbench peak` then measures each
 # (target 95/90). First `workbench model calibrate` measures the demands once, at the config's
 # default sample (threads=8, disks=2), which is not one of the settings compared. Prints, per

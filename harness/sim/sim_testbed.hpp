@@ -6,13 +6,10 @@
 
 namespace wb::sim {
 
-// The simulated testbed: a TrialRunner whose trials are runs of the [sim] queue network on a
-// virtual clock. A trial's cost is warm-up + runlength + the configured per-trial overhead, in
-// virtual seconds, so a whole search costs milliseconds of real time while reporting the
-// benchmarking time it would have taken.
-//
-// Deterministic: trial `trial_index` of a sample at a rate draws from a stream derived from
-// (seed, sample, rate, trial_index). Not thread-safe; use one per thread.
+// The simulated testbed: a TrialRunner whose trials run the [sim] queue network on a virtual clock,
+// costing warm-up + runlength + per-trial overhead in virtual seconds (a search takes milliseconds).
+// Deterministic: trial `trial_index` of a sample at a rate draws from a stream derived from (seed,
+// sample, rate, trial_index). Not thread-safe; use one per thread.
 class SimulatedTestbed final : public TrialRunner {
  public:
   // `timeout_s`: a request slower than this counts as an error (like wbload's request timeout).

@@ -25,12 +25,10 @@ struct RunOutcome {
   std::vector<double> utilization;
 };
 
-// Simulates `net` for `sample` (server counts and demands are evaluated for it). Requests visit
-// the non-pool centers in declaration order, each a random number of times with mean `visits`
-// (floor plus a Bernoulli for the fraction); a request takes a token of a pool before visiting a
-// center declared within it and keeps it until its next center is outside that pool.
-// Deterministic for a given spec. Throws InputError if a server count evaluates below 1 or a
-// demand is not positive for this sample.
+// Simulates `net` for `sample`: requests visit the non-pool centers in declaration order, each
+// floor(visits) times plus one with probability frac(visits), holding a pool's token from its first
+// center within the pool until the next center outside it. Deterministic for a given spec. Throws
+// InputError if a server count evaluates below 1 or a demand is not positive for this sample.
 RunOutcome simulate(const QueueNetwork& net, const Sample& sample, const RunSpec& spec);
 
 // The q-quantile of `xs` by the nearest-rank rule (reorders xs); 0 for an empty vector.

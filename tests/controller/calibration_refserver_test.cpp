@@ -1,7 +1,7 @@
 // `workbench model calibrate --method utilization` against a real refserver of configs/demo.toml
 // (integration: real refserver and wbload on loopback, two short calibration trials): the disk
 // demand the service demand law D = U/X derives from refserver's disk busy time agrees with the
-// disk service time refserver was configured with [issue 7.2].
+// disk service time refserver was configured with [000 §4.1.1].
 #include <unistd.h>
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Calibration by the service demand law D = U/X from a recorded refserver stats answer, without
 // processes: the disks' busy time and the completed requests over the stats interval give the
-// disk's demand per request, and the forced flow law its visits [issue 7.2].
+// disk's demand per request, and the forced flow law its visits [000 §4.1.1].
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 // `workbench map-surface` killed with SIGKILL at random moments, then run again until it finishes:
-// nothing measured is lost and nothing finished is run again [issue 6 item 3]. The real binary, a
-// real store, the simulated testbed with a longer runlength so that a surface takes seconds.
+// nothing measured is lost and nothing finished is run again (docs/decisions.md#resume-by-replay). The real
+// binary, a real store, the simulated testbed with a longer runlength so that a surface takes seconds.
 #include <signal.h>
 #include <sqlite3.h>
 #include <unistd.h>

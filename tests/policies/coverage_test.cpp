@@ -1,4 +1,4 @@
-// Statistical acceptance of Algorithm 2 on the simulated testbed (issue 2):
+// Statistical acceptance of Algorithm 2 on the simulated testbed [003 Alg. 2]:
 //  - coverage: the response-time CI reported at λ* contains the true mean response time at λ*
 //    in at least the claimed fraction c of searches, allowing for binomial noise;
 //  - cost rises with confidence and with accuracy [003 Fig. 9].

@@ -1,4 +1,4 @@
-// Statistical check of the λ* interval on the simulated testbed (issue 5.5): the reported
+// Statistical check of the λ* interval on the simulated testbed (docs/decisions.md#peak-interval): the
 // [peak_low, peak_high] contains the true λ* (sim::compute_truth) in a decent fraction of seeds.
 #include <catch2/catch.hpp>
 

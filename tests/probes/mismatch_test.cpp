@@ -1,4 +1,4 @@
-// The mismatch rule and the information-gain ranking [000 eq. 1, 2; issue 8.2].
+// The mismatch rule and the information-gain ranking [000 §3.2, eq. 1, 2].
 #include <catch2/catch.hpp>
 
 #include <cmath>

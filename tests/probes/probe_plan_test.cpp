@@ -1,4 +1,4 @@
-// Probe planning and [probing] [issue 8.3].
+// Probe planning and [probing] [000 §3.3.2].
 #include <unistd.h>
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Mismatches and probes in the store, and the claim lock across handles and processes [issue 8.1].
+// Mismatches and probes in the store, and the claim lock across handles and processes [000 §3.3].
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 // The probe loop as a user runs it, on the simulated testbed through the real workbench binary
-// [issue 8 acceptance]: a hidden deviation in [sim] (the disks slow down from 15 to 30 ms at 4
+// [000 §3.3], acceptance: a hidden deviation in [sim] (the disks slow down from 15 to 30 ms at 4
 // disks) that the expectation ([model], still 15 ms) does not know; map-surface flags it, ranks
 // disks first and schedules probes; `agent --once` runs them, refines Z-CART, and whatif then
 // answers unmeasured samples of the deviating region within 15% of the simulated truth.

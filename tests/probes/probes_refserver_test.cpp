@@ -1,4 +1,4 @@
-// The probe loop on the real refserver [issue 8 acceptance, second part]: refserver runs with the
+// The probe loop on the real refserver [000 §3.3], acceptance on real processes: refserver runs with the
 // fault flag --slow-disk 0:1.5 (its first disk is 1.5 times slower), which the expectation
 // ([model]: a pool of {threads} workers, a CPU delay and {disks} FCFS disks of 2 ms) does not
 // know. With one disk every operation goes to the slow disk and λ* falls to about 0.6 of the

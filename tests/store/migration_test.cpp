@@ -1,5 +1,5 @@
 // Migrations 4 -> 5 -> 6 on a real version-4 store (v4_store.sql): old rows read back unchanged,
-// new columns default sensibly, and the new fields round-trip [issues 8.2, 5].
+// new columns default sensibly, and the new fields round-trip.
 #include <unistd.h>
 #include <catch2/catch.hpp>
 

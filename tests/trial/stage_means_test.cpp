@@ -1,5 +1,5 @@
 // Per-request stage means from a refserver stats object (harness/real_trial_runner.hpp), and when
-// the real runner asks for them [issue 8.2].
+// the real runner asks for them [000 §3.2].
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// `workbench trial` on the simulated testbed through the real binary [issue 8.2]: fixed-rate
+// `workbench trial` on the simulated testbed through the real binary [000 §3.2]: fixed-rate
 // trials stored as a run, their mean response time with a Student-t CI, and the check against the
 // expectation's R(λ) — agreeing on configs/sim.toml, a mismatch when [sim]'s disk is twice as slow
 // as [model] says. Bad input changes nothing.

@@ -1,4 +1,4 @@
-// `workbench trial` on a real refserver with a fault flag [issue 8.2]: disk 0 of two is four times
+// `workbench trial` on a real refserver with a fault flag [000 §3.2]: disk 0 of two is four times
 // slower (--slow-disk 0:4) than the [model] knows. Each trial carries refserver's stage times; the
 // response-time mismatch names the disk as the center whose measured time deviates most. Three
 // trials of 2 s at 100/s: about 10 s.

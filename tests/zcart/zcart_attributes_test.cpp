@@ -1,4 +1,4 @@
-// Z-CART over attributes beyond the factors [issue 8.1]: workload attributes and derived metrics of
+// Z-CART over attributes beyond the factors [000 §3.3.1]: workload attributes and derived metrics of
 // the expectation model, known for samples nobody measured; a deviation that follows a derived
 // attribute is learned as one split on it, rule paths and the mismatch ranking name it, and probe
 // planning maps it back to the factors it depends on.
