@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -100,8 +101,10 @@ PeakConfig parse_peak(ConfigSection& p) {
   const std::string trials_rule =
       fmt::format("must be from 2 (a confidence interval needs two trials) to {}", kMaxTrialCount);
   c.min_trials = p.integer_or("min_trials", c.min_trials, 2, kMaxTrialCount, trials_rule);
+  // A default below a bound another key raised follows that bound (min_trials = 40 makes max_trials
+  // 40, not 30): the defaults must satisfy the same rules as the values a config gives.
   c.max_trials =
-      p.integer_or("max_trials", c.max_trials, c.min_trials, kMaxTrialCount,
+      p.integer_or("max_trials", std::max(c.max_trials, c.min_trials), c.min_trials, kMaxTrialCount,
                    fmt::format("must be from min_trials ({}) to {}", c.min_trials, kMaxTrialCount));
   c.max_loads = p.integer_or("max_loads", c.max_loads, 1, kMaxTrialCount,
                              fmt::format("must be from 1 to {}", kMaxTrialCount));
@@ -116,7 +119,7 @@ PeakConfig parse_peak(ConfigSection& p) {
     p.fail("sequential", "must be \"bonferroni\" or \"none\"");
   c.sequential = sequential == "none" ? Sequential::kNone : Sequential::kBonferroni;
   c.peak_min_trials = p.integer_or(
-      "peak_min_trials", c.peak_min_trials, c.min_trials, c.max_trials,
+      "peak_min_trials", std::clamp(c.peak_min_trials, c.min_trials, c.max_trials), c.min_trials, c.max_trials,
       fmt::format("must be from min_trials ({}) to max_trials ({})", c.min_trials, c.max_trials));
   c.look_growth =
       p.number_or("look_growth", c.look_growth, {1, 100, true, false, "must be greater than 1, at most 100"});
@@ -136,7 +139,7 @@ PeakConfig parse_peak(ConfigSection& p) {
     p.fail("runlength", "must be \"fixed\" or \"adaptive\"");
   c.min_runlength_s = p.number_or("min_runlength_s", c.min_runlength_s, seconds);
   c.max_runlength_s = p.number_or(
-      "max_runlength_s", c.max_runlength_s,
+      "max_runlength_s", std::max(c.max_runlength_s, c.min_runlength_s),
       {c.min_runlength_s, kMaxSeconds, false, false,
        fmt::format("must be at least min_runlength_s ({:g}), at most {:g}", c.min_runlength_s, kMaxSeconds)});
   c.seed_step =

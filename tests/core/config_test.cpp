@@ -82,6 +82,25 @@ TEST_CASE("strawman_step defaults to linear_step and is set apart from it") {
   CHECK(apart.linear_step == 20);
 }
 
+TEST_CASE("defaults follow the bounds other keys set (min_trials above 3, min_runlength_s above 600)") {
+  const auto with_peak_lines = [](const std::string& lines) {
+    std::string text(kGood);
+    text.insert(text.find("width = 0.1\n") + 12, lines);
+    return wb::Config::load(write_config("bounds.toml", text)).peak();
+  };
+  // Found by the config fuzzer: min_trials = 14 left peak_min_trials at its default 3.
+  const auto p = with_peak_lines("min_trials = 14\n");
+  CHECK(p.peak_min_trials == 14);
+  CHECK(p.max_trials == 30);
+  const auto q = with_peak_lines("min_trials = 40\n");
+  CHECK(q.max_trials == 40);
+  CHECK(q.peak_min_trials == 40);
+  const auto r = with_peak_lines("max_trials = 2\n");
+  CHECK(r.peak_min_trials == 2);
+  CHECK(with_peak_lines("min_runlength_s = 1000\n").max_runlength_s == 1000);
+  CHECK(with_peak_lines("").peak_min_trials == 3);
+}
+
 TEST_CASE("sample lists (--set) name the unknown factor and the levels") {
   auto c = wb::Config::load(write_config("good.toml", kGood));
   CHECK_THROWS_WITH(c.sample("cpus=2"), Catch::Contains("unknown factor 'cpus'"));
