@@ -125,7 +125,7 @@ TEST_CASE("bad input gives one clear line, exit 2, and leaves the store untouche
       write("malformed.toml", text.substr(0, text.find("[peak]")) + "[peak\nr_sat_ms = 40\n");
   std::string no_rsat = write("no_rsat.toml", std::string(text).replace(text.find("r_sat_ms = 40"), 13, ""));
   std::string bad_policy = write("bad_policy.toml", std::string(text).replace(text.find("target = \"95/90\""),
-                                                                              15, "policy = \"psychic\""));
+                                                                              16, "policy = \"psychic\""));
 
   struct Case {
     std::vector<std::string> args;
