@@ -65,6 +65,7 @@ LoadResult run_load(const LoadOptions& o) {
     if (f) std::rethrow_exception(f);
 
   std::vector<LoadResult> parts;
+  parts.reserve(workers.size());
   for (auto& w : workers) parts.push_back(w->result());
   LoadResult r = merge_results(parts);
   r.generators = 1;  // threads of one process are one generator
