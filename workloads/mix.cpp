@@ -280,7 +280,9 @@ Mix parse_mix(const std::string& text, const std::string& file, Protocol expecte
     if (!ok) {
       std::string list;
       for (OpKind k : allowed) list += std::string(list.empty() ? "" : ", ") + to_string(k);
-      s.fail(s.get("kind"), "kind", "\"" + kind + "\" is not an operation of " + proto + " (" + list + ")");
+      std::string what = "\"" + kind;
+      what.append("\" is not an operation of ").append(proto).append(" (").append(list).append(")");
+      s.fail(s.get("kind"), "kind", what);
     }
     o.weight = s.num("weight", 1, 1e-9, 1e12);
     o.size = parse_size(s, s.get("size"));
