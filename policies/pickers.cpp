@@ -20,7 +20,7 @@ struct PickerEntry {
 };
 
 const std::array<PickerEntry, 5>& pickers() {
-  static const std::array<PickerEntry, 5> table{{
+  static const std::array<PickerEntry, 5> kTable{{
       {"binsearch", "double the load until it saturates, then bisect the bracket [003 Alg. 3]",
        [](const PeakConfig& p, double start, bool, double) { return make_binsearch_picker(p, start); }},
       {"linear", "raise the load by a fixed linear_step until it saturates, then bisect [003 §3.5]",
@@ -40,7 +40,7 @@ const std::array<PickerEntry, 5>& pickers() {
          return make_model_safe_picker(p, start, seeded, elasticity);
        }},
   }};
-  return table;
+  return kTable;
 }
 
 const PickerEntry* find_picker(const std::string& name) {
