@@ -119,7 +119,8 @@ PeakConfig parse_peak(ConfigSection& p) {
     p.fail("sequential", "must be \"bonferroni\" or \"none\"");
   c.sequential = sequential == "none" ? Sequential::kNone : Sequential::kBonferroni;
   c.peak_min_trials = p.integer_or(
-      "peak_min_trials", std::clamp(c.peak_min_trials, c.min_trials, c.max_trials), c.min_trials, c.max_trials,
+      "peak_min_trials", std::clamp(c.peak_min_trials, c.min_trials, c.max_trials), c.min_trials,
+      c.max_trials,
       fmt::format("must be from min_trials ({}) to max_trials ({})", c.min_trials, c.max_trials));
   c.look_growth =
       p.number_or("look_growth", c.look_growth, {1, 100, true, false, "must be greater than 1, at most 100"});
