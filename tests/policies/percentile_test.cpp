@@ -18,20 +18,21 @@ using namespace wb;
 
 namespace {
 
-// configs/sim.toml (R_sat = 40 ms) with its region moved to the 90th percentile at L_sat = 60 ms:
-// a picker that compared the p90 with R_sat would steer to the wrong load.
-Config p90_config() {
-  const std::string file = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
-  std::ifstream in(file);
+// The text of configs/sim.toml (R_sat = 40 ms) with `lines` added to its [peak] section.
+std::string sim_toml_with(const std::string& lines) {
+  std::ifstream in(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
   std::stringstream text;
   text << in.rdbuf();
   std::string s = text.str();
-  const std::string anchor = "\ntarget = \"95/90\"";
-  const auto at = s.find(anchor);
+  const auto at = s.find("\ntarget = \"95/90\"");
   REQUIRE(at != std::string::npos);
-  s.insert(at, "\npercentile = 0.9\nl_sat_ms = 60");
-  return Config::parse(s, file);
+  s.insert(at, "\n" + lines);
+  return s;
 }
+
+// The region moved to the 90th percentile at L_sat = 60 ms: a picker that compared the p90 with
+// R_sat would steer to the wrong load.
+Config p90_config() { return Config::parse(sim_toml_with("percentile = 0.9\nl_sat_ms = 60"), "p90.toml"); }
 
 }  // namespace
 
@@ -75,14 +76,8 @@ TEST_CASE("a percentile region: searches claim the percentile and end in its tru
 }
 
 TEST_CASE("[peak] percentile takes only the percentiles a trial reports") {
-  const std::string file = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
-  s.insert(s.find("\ntarget = \"95/90\""), "\npercentile = 0.97\nl_sat_ms = 40");
   try {
-    (void)Config::parse(s, "p97.toml");
+    (void)Config::parse(sim_toml_with("percentile = 0.97\nl_sat_ms = 40"), "p97.toml");
     FAIL("percentile = 0.97 was accepted");
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains("p97.toml:") &&
