@@ -5,8 +5,8 @@
 #include <iostream>
 #include <vector>
 
-#include "controller/interrupt.hpp"
 #include "core/error.hpp"
+#include "experiment/interrupt.hpp"
 
 namespace wb {
 

@@ -8,12 +8,12 @@
 #include <thread>
 
 #include "controller/cli.hpp"
-#include "controller/interrupt.hpp"
-#include "controller/leases.hpp"
-#include "controller/probe_runner.hpp"
-#include "controller/testbed.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/error.hpp"
+#include "experiment/interrupt.hpp"
+#include "experiment/leases.hpp"
+#include "experiment/probe_runner.hpp"
+#include "experiment/testbed.hpp"
 #include "store/store.hpp"
 
 namespace wb {

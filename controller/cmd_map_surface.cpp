@@ -8,15 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
-#include "controller/leases.hpp"
-#include "controller/peak_search.hpp"
-#include "controller/surface_plan.hpp"
 #include "controller/surface_report.hpp"
-#include "controller/surface_runner.hpp"
-#include "controller/surface_slots.hpp"
-#include "controller/testbed.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/error.hpp"
+#include "experiment/leases.hpp"
+#include "experiment/peak_search.hpp"
+#include "experiment/surface_plan.hpp"
+#include "experiment/surface_runner.hpp"
+#include "experiment/surface_slots.hpp"
+#include "experiment/testbed.hpp"
 #include "store/store.hpp"
 
 namespace wb {

@@ -10,15 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
-#include "controller/expectation_record.hpp"
-#include "controller/expectation_zcart.hpp"
-#include "controller/interrupt.hpp"
 #include "controller/peak_report.hpp"
-#include "controller/refserver_stats.hpp"
-#include "controller/testbed.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "core/trial_limits.hpp"
+#include "experiment/expectation_record.hpp"
+#include "experiment/expectation_zcart.hpp"
+#include "experiment/interrupt.hpp"
+#include "experiment/refserver_stats.hpp"
+#include "experiment/testbed.hpp"
 #include "harness/real_trial_runner.hpp"
 #include "store/store.hpp"
 

@@ -5,13 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
-#include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
-#include "controller/peak_search.hpp"
-#include "controller/probe_check.hpp"
-#include "controller/testbed.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/error.hpp"
+#include "experiment/leases.hpp"
+#include "experiment/peak_search.hpp"
+#include "experiment/probe_check.hpp"
+#include "experiment/testbed.hpp"
 #include "models/probe_plan.hpp"
 #include "policies/search.hpp"
 #include "store/store.hpp"

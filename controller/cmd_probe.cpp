@@ -9,14 +9,14 @@
 #include <thread>
 
 #include "controller/cli.hpp"
-#include "controller/interrupt.hpp"
-#include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
-#include "controller/probe_check.hpp"
-#include "controller/probe_runner.hpp"
-#include "controller/testbed.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/error.hpp"
+#include "experiment/interrupt.hpp"
+#include "experiment/leases.hpp"
+#include "experiment/probe_check.hpp"
+#include "experiment/probe_runner.hpp"
+#include "experiment/testbed.hpp"
 #include "store/store.hpp"
 
 namespace wb {

@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
-#include "controller/expectation_record.hpp"
-#include "controller/json_values.hpp"
-#include "controller/leases.hpp"
 #include "controller/peak_report.hpp"
-#include "controller/probe_check.hpp"
 #include "core/error.hpp"
+#include "experiment/expectation_record.hpp"
+#include "experiment/json_values.hpp"
+#include "experiment/leases.hpp"
+#include "experiment/probe_check.hpp"
 #include "store/store.hpp"
 
 namespace wb {

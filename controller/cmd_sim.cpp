@@ -6,8 +6,8 @@
 
 #include "controller/cli.hpp"
 #include "controller/peak_report.hpp"
-#include "controller/testbed.hpp"
 #include "core/error.hpp"
+#include "experiment/testbed.hpp"
 #include "harness/sim/random.hpp"
 #include "harness/sim/truth.hpp"
 #include "store/store.hpp"

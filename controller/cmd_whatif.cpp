@@ -8,15 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
-#include "controller/expectation_record.hpp"
-#include "controller/expectation_surface.hpp"
-#include "controller/expectation_zcart.hpp"
-#include "controller/interrupt.hpp"
-#include "controller/json_values.hpp"
 #include "controller/peak_report.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/error.hpp"
 #include "core/trial_limits.hpp"
+#include "experiment/expectation_record.hpp"
+#include "experiment/expectation_surface.hpp"
+#include "experiment/expectation_zcart.hpp"
+#include "experiment/interrupt.hpp"
+#include "experiment/json_values.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -128,7 +128,7 @@ int run_whatif(const CommonOptions& common, const WhatifOptions& o) {
   }
   store::Store store(common.store_or(config.store_path()));
   std::vector<CalibratedDemand> calibrations = load_calibrations(store, config);
-  // The signal handlers only set a flag (controller/interrupt.hpp): look at it between the steps
+  // The signal handlers only set a flag (experiment/interrupt.hpp): look at it between the steps
   // of the computation, and between the network solves of the λ* search.
   check_interrupt();
   PeakExpectation peak = expect_peak(config, sample, calibrations, o.rate, check_interrupt);

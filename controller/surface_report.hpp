@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "controller/surface_plan.hpp"
-#include "controller/surface_runner.hpp"
 #include "core/config.hpp"
+#include "experiment/surface_plan.hpp"
+#include "experiment/surface_runner.hpp"
 #include "rsm/surface.hpp"
 
 namespace wb {

@@ -75,7 +75,7 @@ class Config {
   // [testbed] store, resolved against the config's folder; else workbench.db beside the config.
   const std::string& store_path() const { return store_path_; }
   // [testbed] lease_timeout_s: how long another host's controller may go without a heartbeat
-  // before its searches, surface points and probes are taken over (controller/leases.hpp).
+  // before its searches, surface points and probes are taken over (experiment/leases.hpp).
   double lease_timeout_s() const { return lease_timeout_s_; }
   const std::vector<Factor>& factors() const { return factors_; }
   const Factor* factor(const std::string& name) const;

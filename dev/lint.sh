@@ -28,7 +28,7 @@ fi
 [ "$mode" = "--format" ] && exit 0
 cmake -S . -B build-lint -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DBUILD_TESTING=OFF >/dev/null
 mapfile -t sources < <(git ls-files 'core/*.cpp' 'policies/*.cpp' 'store/*.cpp' 'rsm/*.cpp' 'models/*.cpp' \
-  'controller/*.cpp' 'harness/*.cpp' 'harness/sim/*.cpp' 'workloads/*.cpp' 'sut/*.cpp')
+  'experiment/*.cpp' 'controller/*.cpp' 'harness/*.cpp' 'harness/sim/*.cpp' 'workloads/*.cpp' 'sut/*.cpp')
 # TIDY_JOBS: parallel clang-tidy processes (default: one per core).
 printf '%s\n' "${sources[@]}" | xargs -P "${TIDY_JOBS:-$(nproc)}" -n 4 clang-tidy -p build-lint --quiet 2>/dev/null
 echo "lint: clang-tidy ok (${#sources[@]} files)"

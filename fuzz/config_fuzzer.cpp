@@ -4,9 +4,9 @@
 // [[slots]] and [probing]. Rejections are InputErrors; what is accepted must be usable.
 #include <optional>
 
-#include "controller/surface_slots.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "experiment/surface_slots.hpp"
 #include "fuzz/fuzz_support.hpp"
 #include "harness/shell_quote.hpp"
 #include "harness/testbed_config.hpp"

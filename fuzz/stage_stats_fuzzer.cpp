@@ -1,8 +1,8 @@
 // refserver's stats object (rpc::Op::kStats) as the controller reads it after a trial: the
 // per-stage means of harness/sut_stage_stats and the calibrated demands of
-// controller/refserver_stats, on arbitrary JSON. Rejections are wb::Errors.
-#include "controller/refserver_stats.hpp"
+// experiment/refserver_stats, on arbitrary JSON. Rejections are wb::Errors.
 #include "core/error.hpp"
+#include "experiment/refserver_stats.hpp"
 #include "fuzz/fuzz_support.hpp"
 #include "harness/sut_stage_stats.hpp"
 

@@ -217,7 +217,7 @@ class Store {
     bool cancel = false;  // someone asked the owner to stop
   };
   // Whether a holder may be taken over because it is dead. The store never looks at processes:
-  // the caller judges (controller/leases.hpp).
+  // the caller judges (experiment/leases.hpp).
   using HolderDead = std::function<bool(const LeaseRow&)>;
   // Takes `resource` for `owner` in one write transaction (a savepoint inside the caller's): when
   // it is free, already `owner`'s, or held by an owner `dead` judges dead. Returns nullopt when

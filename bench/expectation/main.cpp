@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/expectation.hpp"
 #include "core/error.hpp"
+#include "experiment/expectation.hpp"
 #include "models/pool_qbd.hpp"
 
 using namespace wb;

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <utility>
 
-#include "controller/expectation.hpp"
+#include "experiment/expectation.hpp"
 #include "harness/sim/random.hpp"
 #include "harness/sim/sim_testbed.hpp"
 #include "policies/runlength.hpp"

@@ -39,9 +39,9 @@
 #include <map>
 #include <sstream>
 
-#include "controller/surface_plan.hpp"
-#include "controller/surface_runner.hpp"
 #include "core/error.hpp"
+#include "experiment/surface_plan.hpp"
+#include "experiment/surface_runner.hpp"
 #include "harness/sim/random.hpp"
 #include "harness/sim/sim_testbed.hpp"
 #include "harness/sim/truth.hpp"

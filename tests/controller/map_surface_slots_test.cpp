@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "controller/surface_slots.hpp"
-#include "controller/testbed.hpp"
 #include "core/error.hpp"
+#include "experiment/surface_slots.hpp"
+#include "experiment/testbed.hpp"
 
 namespace fs = std::filesystem;
 using namespace wb;

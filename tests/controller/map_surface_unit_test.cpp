@@ -7,10 +7,10 @@
 #include <map>
 #include <set>
 
-#include "controller/search_recorder.hpp"
-#include "controller/surface_plan.hpp"
-#include "controller/surface_runner.hpp"
 #include "core/error.hpp"
+#include "experiment/search_recorder.hpp"
+#include "experiment/surface_plan.hpp"
+#include "experiment/surface_runner.hpp"
 #include "harness/sim/sim_testbed.hpp"
 
 namespace fs = std::filesystem;

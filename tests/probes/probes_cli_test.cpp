@@ -38,7 +38,7 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
 
   // Every mismatch lies in the deviating region (disks = 4) and ranks disks first, strictly above
   // threads. The ranking holds every Z-CART attribute: the factors, then the expectation model's
-  // derived metrics (controller/zcart_attributes.hpp); only nfsd_per_disk (threads/disks), a
+  // derived metrics (experiment/zcart_attributes.hpp); only nfsd_per_disk (threads/disks), a
   // function of disks, may tie with it.
   auto mismatches = query(store, "SELECT sample, attributes_json, ratio FROM mismatches");
   REQUIRE_FALSE(mismatches.empty());

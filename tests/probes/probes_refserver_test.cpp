@@ -131,7 +131,7 @@ cv = 0.5
 within = "workers"
 )";
 
-// The Z-CART attributes of kConfig (controller/zcart_attributes.hpp), which every mismatch ranks:
+// The Z-CART attributes of kConfig (experiment/zcart_attributes.hpp), which every mismatch ranks:
 // its factors and the derived metrics of its [model] (its mix path names no factor: no mix
 // attributes).
 const std::vector<std::string> kAttributes{"disks",      "threads",         "expected_peak",

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "controller/surface_plan.hpp"
 #include "controller/surface_report.hpp"
 #include "core/error.hpp"
+#include "experiment/surface_plan.hpp"
 
 namespace {
 

@@ -141,7 +141,7 @@ TEST_CASE("a fixed-rate run far from the expectation records a response-time mis
   CHECK(m[0][3] == std::to_string(j["run_id"].get<std::int64_t>()));
   CHECK(m[0][4].empty());
   // Every Z-CART attribute is ranked: both factors, then the expectation model's derived metrics
-  // (controller/zcart_attributes.hpp).
+  // (experiment/zcart_attributes.hpp).
   std::set<std::string> ranked;
   for (const auto& a : json::parse(m[0][5])) ranked.insert(a["name"].get<std::string>());
   CHECK(ranked == std::set<std::string>{"disks", "threads", "expected_peak", "bottleneck", "bottleneck_util",

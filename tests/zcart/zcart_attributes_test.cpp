@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "controller/zcart_attributes.hpp"
 #include "core/config.hpp"
+#include "experiment/zcart_attributes.hpp"
 #include "models/mismatch.hpp"
 #include "models/probe_plan.hpp"
 #include "models/zcart.hpp"

@@ -1,0 +1,86 @@
+#include "experiment/expectation_record.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "core/error.hpp"
+#include "experiment/json_values.hpp"
+
+namespace wb {
+
+std::vector<CalibratedDemand> load_calibrations(store::Store& store, const Config& config) {
+  std::vector<CalibratedDemand> out;
+  for (auto& row : store.calibrations(config.name())) {
+    out.push_back(
+        CalibratedDemand{row.center, row.sample, row.demand_ms, row.visits, row.source, row.created_at});
+  }
+  return out;
+}
+
+nlohmann::json centers_json(const OpenResult& r) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : r.centers) {
+    out.push_back({{"name", c.name},
+                   {"pool", c.pool},
+                   {"servers", c.servers},
+                   {"demand_ms", c.demand_ms},
+                   {"utilization", c.utilization},
+                   {"response_ms", number_or_null(c.response_ms)}});
+  }
+  return out;
+}
+
+bool record_expectation(store::Store& store, const Config& config, const Sample& sample,
+                        std::int64_t search_id, std::ostream& log) {
+  if (!config.model()) return false;
+  try {
+    PeakExpectation e = expect_peak(config, sample, load_calibrations(store, config));
+    store::Store::ExpectationRow row;
+    row.search_id = search_id;
+    row.peak_rate = finite(e.peak_rate);
+    row.saturation_rate = finite(e.saturation_rate);
+    row.bottleneck = e.at.bottleneck;
+    row.calibrated_json = nlohmann::json(e.calibrated).dump();
+    row.detail_json = nlohmann::json{{"rate", e.at.lambda}, {"centers", centers_json(e.at)}}.dump();
+    store.put_expectation(row);
+    return true;
+  } catch (const InputError& err) {
+    log << "workbench: no expectation stored for this search: " << err.what() << "\n";
+    return false;
+  }
+}
+
+std::vector<MeasuredVsExpected> measured_vs_expected(store::Store& store, const std::string& testbed) {
+  std::vector<MeasuredVsExpected> out;
+  for (std::int64_t id : store.search_ids(testbed)) {
+    MeasuredVsExpected m;
+    m.search = *store.search(id);
+    m.expectation = store.expectation(id);
+    if (m.search.peak_rate && *m.search.peak_rate > 0 && m.expectation && m.expectation->peak_rate) {
+      m.gap = (*m.expectation->peak_rate - *m.search.peak_rate) / *m.search.peak_rate;
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Fidelity expectation_fidelity(const std::vector<MeasuredVsExpected>& rows) {
+  Fidelity f;
+  int within = 0;
+  for (const auto& r : rows) {
+    if (r.search.status != "found" || !r.gap) continue;
+    ++f.n;
+    if (std::abs(*r.gap) <= kExpectationTolerance) ++within;
+    double ratio = 1 / (1 + *r.gap);  // measured / expected
+    f.low_ratio = f.low_ratio ? std::min(*f.low_ratio, ratio) : ratio;
+    f.high_ratio = f.high_ratio ? std::max(*f.high_ratio, ratio) : ratio;
+  }
+  if (f.n > 0) f.value = static_cast<double>(within) / f.n;
+  if (f.n < 2) f.low_ratio = f.high_ratio = std::nullopt;
+  return f;
+}
+
+}  // namespace wb

@@ -1,0 +1,51 @@
+#pragma once
+// The expectation model and the store: calibrations read back, the expectation stored with each
+// search, and how well past expectations matched what was measured [000 §2.1, §4.1.1].
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiment/expectation.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+// An expectation agrees with a measurement when |expected − measured| ≤ this × measured.
+constexpr double kExpectationTolerance = 0.10;
+
+std::vector<CalibratedDemand> load_calibrations(store::Store& store, const Config& config);
+
+// The centers of an open solution as JSON: [{name, pool, servers, demand_ms, utilization,
+// response_ms}] (response_ms null when saturated).
+nlohmann::json centers_json(const OpenResult& r);
+
+// Computes the expectation for `sample` and stores it with search `search_id`. Does nothing when
+// the config has no [model]. A model that cannot be solved for this sample is reported on `log`
+// and stores nothing: the search result stands without it. Returns whether one was stored.
+bool record_expectation(store::Store& store, const Config& config, const Sample& sample,
+                        std::int64_t search_id, std::ostream& log);
+
+// One stored search next to its expectation.
+struct MeasuredVsExpected {
+  store::SearchRecord search;
+  std::optional<store::Store::ExpectationRow> expectation;
+  // The model's error (expected − measured) / measured, when both λ* exist and are finite.
+  std::optional<double> gap;
+};
+std::vector<MeasuredVsExpected> measured_vs_expected(store::Store& store, const std::string& testbed);
+
+// Fidelity of the expectation model on one testbed: the fraction of found searches whose measured
+// λ* lay within kExpectationTolerance of the stored expectation; nullopt when n = 0. low/high
+// ratio: the smallest and largest measured/expected seen (n >= 2), the empirical band.
+struct Fidelity {
+  std::optional<double> value;
+  int n = 0;
+  std::optional<double> low_ratio, high_ratio;
+};
+Fidelity expectation_fidelity(const std::vector<MeasuredVsExpected>& rows);
+
+}  // namespace wb

@@ -1,0 +1,150 @@
+#include "experiment/expectation_surface.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "experiment/expectation_record.hpp"
+#include "experiment/surface_plan.hpp"
+#include "rsm/surface.hpp"
+
+namespace wb {
+
+namespace {
+
+// "a=1,b=x" (Sample::key()) back into a sample.
+Sample sample_from_key(const std::string& key) {
+  Sample s;
+  std::size_t start = 0;
+  while (start < key.size()) {
+    std::size_t end = key.find(',', start);
+    if (end == std::string::npos) end = key.size();
+    std::string pair = key.substr(start, end - start);
+    std::size_t eq = pair.find('=');
+    if (eq != std::string::npos) s.set(pair.substr(0, eq), pair.substr(eq + 1));
+    start = end + 1;
+  }
+  return s;
+}
+
+struct Measured {
+  std::vector<std::string> factors;
+  std::vector<Coding> codings;
+  Eigen::MatrixXd points;
+  Eigen::VectorXd y;
+  // As map-surface fitted it: its params carry model, response and coding when not the default.
+  ModelKind model = ModelKind::kQuadratic;
+  ResponseScale response = ResponseScale::kIdentity;
+  std::string coding = "auto";
+};
+
+std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points, const Eigen::VectorXd& y) {
+  try {
+    return Surface(m.factors, m.codings, m.model, points, y, m.response);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& config, const Sample& sample) {
+  for (std::int64_t id : store.done_surfaces(config.name())) {
+    std::optional<store::SurfaceRecord> rec = store.surface(id);
+    if (!rec) continue;
+    const nlohmann::json params = nlohmann::json::parse(rec->params_json);
+    Measured m;
+    m.factors = params.at("factors").get<std::vector<std::string>>();
+    try {
+      if (params.contains("model")) m.model = parse_model_kind(params["model"].get<std::string>());
+      if (params.contains("response"))
+        m.response = parse_response_scale(params["response"].get<std::string>());
+      if (params.contains("coding")) m.coding = params["coding"].get<std::string>();
+    } catch (const InputError&) {
+      continue;  // written by a newer workbench: not a surface this one can refit
+    }
+    Sample base = sample_from_key(params.at("base").get<std::string>());
+    // Inside the mapped region: every other factor at the surface's level.
+    bool same_rest = std::all_of(base.values().begin(), base.values().end(), [&](const auto& kv) {
+      return std::find(m.factors.begin(), m.factors.end(), kv.first) != m.factors.end() ||
+             (sample.has(kv.first) && sample.value(kv.first) == kv.second);
+    });
+    if (!same_rest) continue;
+    std::vector<std::vector<double>> rows;
+    std::vector<double> y;
+    for (const auto& p : rec->points) {
+      if (!p.search_id) continue;
+      auto search = store.search(*p.search_id);
+      if (!search || search->status != "found" || !search->peak_rate) continue;
+      std::vector<double> row;
+      for (const auto& f : m.factors) row.push_back(p.sample.numeric(f));
+      rows.push_back(row);
+      y.push_back(*search->peak_rate);
+    }
+    if (rows.empty()) continue;
+    Eigen::RowVectorXd at(static_cast<Eigen::Index>(m.factors.size()));
+    bool inside = true;
+    for (std::size_t k = 0; k < m.factors.size(); ++k) {
+      const Factor* f = config.factor(m.factors[k]);
+      if (f == nullptr || !f->numeric) {
+        inside = false;
+        break;
+      }
+      try {
+        m.codings.push_back(m.coding == "auto"
+                                ? coding_for_levels(f->numeric_levels)
+                                : Coding::from_levels(f->numeric_levels, parse_coding_scale(m.coding)));
+      } catch (const InputError&) {
+        inside = false;
+        break;
+      }
+      double v = sample.numeric(m.factors[k]);
+      double lo = rows[0][k], hi = rows[0][k];
+      for (const auto& r : rows) lo = std::min(lo, r[k]), hi = std::max(hi, r[k]);
+      if (v < lo || v > hi) inside = false;
+      at(static_cast<Eigen::Index>(k)) = v;
+    }
+    if (!inside) continue;
+    const auto n = static_cast<Eigen::Index>(rows.size());
+    m.points.resize(n, static_cast<Eigen::Index>(m.factors.size()));
+    m.y.resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (std::size_t k = 0; k < m.factors.size(); ++k) {
+        m.points(i, static_cast<Eigen::Index>(k)) = rows[static_cast<std::size_t>(i)][k];
+      }
+      m.y(i) = y[static_cast<std::size_t>(i)];
+    }
+    std::optional<Surface> surface = try_fit(m, m.points, m.y);
+    if (!surface) continue;
+    Prediction p = surface->predict(at);
+    SurfaceAnswer a;
+    a.surface_id = id;
+    a.value = p.value;
+    double se = std::isfinite(p.prediction_error) ? p.prediction_error : 0.0;
+    a.low = p.value - 2 * se;
+    a.high = p.value + 2 * se;
+    a.n = static_cast<int>(n);
+    // Leave-one-out: refit without each measured sample and compare with its measurement.
+    int tried = 0, within = 0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      Eigen::MatrixXd pts(n - 1, m.points.cols());
+      Eigen::VectorXd ys(n - 1);
+      for (Eigen::Index r = 0, o = 0; r < n; ++r) {
+        if (r == i) continue;
+        pts.row(o) = m.points.row(r);
+        ys(o++) = m.y(r);
+      }
+      std::optional<Surface> loo = try_fit(m, pts, ys);
+      if (!loo) continue;
+      ++tried;
+      double pred = loo->predict(m.points.row(i)).value;
+      if (std::abs(pred - m.y(i)) <= kExpectationTolerance * m.y(i)) ++within;
+    }
+    if (tried > 0) a.fidelity = static_cast<double>(within) / tried;
+    return a;
+  }
+  return std::nullopt;
+}
+
+}  // namespace wb

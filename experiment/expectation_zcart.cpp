@@ -1,0 +1,186 @@
+#include "experiment/expectation_zcart.hpp"
+
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+
+namespace wb {
+
+std::vector<Attribute> zcart_schema(const Config& config) { return ZCartAttributes(config).schema(); }
+
+std::optional<std::vector<double>> encode_sample(const Config& config, const Sample& sample) {
+  return ZCartAttributes(config).encode(sample);
+}
+
+std::vector<Observation> zcart_observations(const ZCartAttributes& attributes,
+                                            const std::vector<MeasuredVsExpected>& rows) {
+  std::vector<Observation> observations;
+  for (const auto& r : rows) {
+    if (r.search.status != "found" || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate)
+      continue;
+    if (!(*r.search.peak_rate > 0) || !(*r.expectation->peak_rate > 0)) continue;
+    auto values = attributes.encode(r.search.sample);
+    if (!values) continue;
+    observations.push_back(Observation{*values, *r.expectation->peak_rate, *r.search.peak_rate});
+  }
+  return observations;
+}
+
+std::vector<Observation> zcart_observations(const Config& config,
+                                            const std::vector<MeasuredVsExpected>& rows) {
+  return zcart_observations(ZCartAttributes(config), rows);
+}
+
+ZCartAnswer zcart_predict(const ZCart& tree, const ZCartAttributes& attributes, const Sample& sample,
+                          double expected) {
+  auto at = attributes.encode(sample);
+  if (!at)
+    throw Error("zcart: the sample has no level of some factor or no finite expected λ*: " + sample.key());
+  auto p = tree.predict(*at, expected);
+  ZCartAnswer a;
+  a.value = p.value;
+  a.n = static_cast<int>(p.n);
+  if (p.n > 0 && std::isfinite(p.fidelity)) a.fidelity = p.fidelity;
+  if (p.n >= 2 && std::isfinite(p.spread)) {
+    a.low = p.value - 2 * p.spread;
+    a.high = p.value + 2 * p.spread;
+  }
+  a.rule = p.rule;
+  return a;
+}
+
+ZCartAnswer zcart_predict(const ZCart& tree, const Config& config, const Sample& sample, double expected) {
+  return zcart_predict(tree, ZCartAttributes(config), sample, expected);
+}
+
+ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpected>& rows,
+                         const Sample& sample, double expected) {
+  ZCartAttributes attributes(config);
+  ZCartOptions options;
+  options.tolerance = kExpectationTolerance;
+  ZCart tree(attributes.schema(), options);
+  tree.fit(zcart_observations(attributes, rows));
+  return zcart_predict(tree, attributes, sample, expected);
+}
+
+namespace {
+
+std::optional<ZCart> load_zcart(store::Store& store, const Config& config,
+                                const ZCartAttributes& attributes) {
+  std::optional<std::string> text = store.zcart_tree(config.name());
+  if (!text) return std::nullopt;
+  ZCart tree = ZCart::from_json(nlohmann::json::parse(*text));
+  const std::vector<Attribute>& want = attributes.schema();
+  if (tree.schema().size() != want.size()) return std::nullopt;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (tree.schema()[i].name != want[i].name || tree.schema()[i].kind != want[i].kind ||
+        tree.schema()[i].categories != want[i].categories)
+      return std::nullopt;
+  }
+  return tree;
+}
+
+// An observation as the tree holds it: its attribute values, then its ratio observed/expected
+// (computed as ObservationTable::add does, so the same search gives the same bits).
+std::vector<double> held_key(const ObservationTable& t, std::size_t row) {
+  std::vector<double> k;
+  k.reserve(t.attributes() + 1);
+  for (std::size_t a = 0; a < t.attributes(); ++a) k.push_back(t.value(row, a));
+  k.push_back(t.ratio(row));
+  return k;
+}
+
+std::vector<double> stored_key(const Observation& o) {
+  std::vector<double> k = o.values;
+  for (double& v : k)
+    if (v == 0) v = 0;  // the table keeps -0.0 as 0.0
+  k.push_back(o.observed / o.expected);
+  return k;
+}
+
+// `tree` extended by add() with the observations of `all` it lacks, when it holds only
+// observations of `all` and was built with `options`; else a fresh fit on `all`.
+ZCartUpdate brought_up_to_date(std::optional<ZCart> tree, const ZCartAttributes& attributes,
+                               const std::vector<Observation>& all, const ZCartOptions& options) {
+  std::vector<const Observation*> missing;
+  bool usable = tree && tree->options() == options && tree->observation_count() <= all.size() &&
+                tree->nodes()[0].n == tree->observation_count();
+  if (usable) {
+    std::map<std::vector<double>, std::size_t> held;
+    const ObservationTable& t = tree->observations();
+    for (std::size_t r = 0; r < t.size(); ++r) ++held[held_key(t, r)];
+    for (const auto& o : all) {
+      auto it = held.find(stored_key(o));
+      if (it != held.end() && it->second > 0)
+        --it->second;
+      else
+        missing.push_back(&o);
+    }
+    usable = missing.size() == all.size() - tree->observation_count();  // every held one matched
+  }
+  if (!usable) {
+    ZCart fresh(attributes.schema(), options);
+    fresh.fit(all);
+    return ZCartUpdate{std::move(fresh), 0, true};
+  }
+  for (const Observation* o : missing) tree->add(*o);
+  return ZCartUpdate{std::move(*tree), missing.size(), false};
+}
+
+}  // namespace
+
+std::optional<ZCart> load_zcart(store::Store& store, const Config& config) {
+  return load_zcart(store, config, ZCartAttributes(config));
+}
+
+ZCart refit_zcart(store::Store& store, const Config& config, const ZCartOptions& options) {
+  ZCartAttributes attributes(config);
+  ZCart tree(attributes.schema(), options);
+  std::vector<Observation> obs = zcart_observations(attributes, measured_vs_expected(store, config.name()));
+  tree.fit(obs);
+  store.put_zcart_tree(config.name(), tree.to_json().dump(), static_cast<std::int64_t>(obs.size()));
+  return tree;
+}
+
+ZCartUpdate update_zcart(store::Store& store, const Config& config, const ZCartOptions& options) {
+  return update_zcart(store, config, ZCartAttributes(config), options);
+}
+
+ZCartUpdate update_zcart(store::Store& store, const Config& config, const ZCartAttributes& attributes,
+                         const ZCartOptions& options) {
+  std::vector<Observation> obs = zcart_observations(attributes, measured_vs_expected(store, config.name()));
+  ZCartUpdate u = brought_up_to_date(load_zcart(store, config, attributes), attributes, obs, options);
+  store.put_zcart_tree(config.name(), u.tree.to_json().dump(), static_cast<std::int64_t>(obs.size()));
+  return u;
+}
+
+ZCartOptions persisted_zcart_options(const ProbeConfig& probing) {
+  ZCartOptions options;
+  options.tolerance = probing.tolerance;
+  options.min_leaf = probing.min_leaf;
+  options.exact_add = true;
+  return options;
+}
+
+std::optional<ZCart> current_zcart(store::Store& store, const Config& config, const ProbeConfig& probing,
+                                   const std::vector<MeasuredVsExpected>& rows) {
+  ZCartAttributes attributes(config);
+  std::optional<ZCart> tree = load_zcart(store, config, attributes);
+  if (!tree) return std::nullopt;
+  // The derived attributes solve the model once per sample: count first, encode only when the
+  // store has searches the tree does not.
+  std::size_t candidates = 0;
+  for (const auto& r : rows) {
+    if (r.search.status != "found" || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate)
+      continue;
+    if (!(*r.search.peak_rate > 0) || !(*r.expectation->peak_rate > 0)) continue;
+    ++candidates;
+  }
+  if (tree->observation_count() == candidates) return tree;
+  std::vector<Observation> obs = zcart_observations(attributes, rows);
+  if (tree->observation_count() == obs.size()) return tree;
+  return brought_up_to_date(std::move(tree), attributes, obs, persisted_zcart_options(probing)).tree;
+}
+
+}  // namespace wb

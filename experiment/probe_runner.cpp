@@ -1,0 +1,134 @@
+#include "experiment/probe_runner.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <ostream>
+
+#include "core/error.hpp"
+#include "experiment/expectation_zcart.hpp"
+#include "experiment/interrupt.hpp"
+#include "experiment/leases.hpp"
+#include "experiment/probe_check.hpp"
+
+namespace wb {
+
+std::optional<store::Store::ProbeRow> claim_probe(store::Store& store, const Leases& leases,
+                                                  const std::string& testbed,
+                                                  std::optional<std::int64_t> id) {
+  store::Transaction tx(store.db());
+  const std::string owner = leases.owner().describe();
+  std::optional<store::Store::ProbeRow> p =
+      id ? store.claim_probe(*id, owner, unix_now()) : store.claim_due_probe(testbed, owner, unix_now());
+  if (!p) return std::nullopt;
+  // A planned probe has no live lease; one left by an agent that died before releasing it is dead.
+  if (leases.acquire(store, probe_lease(p->id))) return std::nullopt;  // rolled back
+  tx.commit();
+  return p;
+}
+
+std::vector<std::int64_t> reclaim_dead_probes(store::Store& store, const Leases& leases,
+                                              const std::string& testbed) {
+  std::vector<std::int64_t> ids;
+  for (const auto& p : store.probes(testbed, false)) {
+    if (p.status != "running") continue;
+    store::Transaction tx(store.db());
+    std::optional<store::Store::LeaseRow> l = store.lease(probe_lease(p.id));
+    if (l && !leases.dead(*l)) continue;
+    store.release_probe(p.id);
+    if (l) store.release_lease(l->resource, l->owner);
+    tx.commit();
+    ids.push_back(p.id);
+  }
+  return ids;
+}
+
+std::vector<std::int64_t> refine_models(store::Store& store, const Config& config, const ProbeConfig& probing,
+                                        std::ostream& log, const ZCartAttributes* shared) {
+  std::optional<ZCartAttributes> own;
+  const ZCartAttributes& attributes = shared != nullptr ? *shared : own.emplace(config);
+  ZCartUpdate update = update_zcart(store, config, attributes, persisted_zcart_options(probing));
+  const ZCart& tree = update.tree;
+  if (update.refitted)
+    log << fmt::format("Z-CART: fitted to {} observation(s)\n", tree.observation_count());
+  else
+    log << fmt::format("Z-CART: {} observation(s) added, {} in all\n", update.added,
+                       tree.observation_count());
+  std::vector<std::int64_t> closed;
+  // Z-CART learns λ*: only λ* mismatches can be judged by it. A fixed-rate run's mismatch is a
+  // mean response time at one rate (ms), and stays open for a person to look at.
+  for (const auto& m : store.mismatches(config.name(), true, "peak_rate")) {
+    if (!attributes.encode(m.sample)) continue;
+    ZCartAnswer a = zcart_predict(tree, attributes, m.sample, m.expected);
+    if (std::abs(a.value - m.measured) > probing.tolerance * m.measured) continue;
+    store.close_mismatch(m.id);
+    closed.push_back(m.id);
+    log << fmt::format("mismatch {} closed: Z-CART ({}) predicts {:.1f}/s, measured {:.1f}/s\n", m.id,
+                       a.rule.empty() ? "root" : a.rule, a.value, m.measured);
+  }
+  return closed;
+}
+
+namespace {
+
+// A probe whose search did not finish runs again later (its partial search stays "interrupted"
+// or "failed").
+void release(store::Store& store, const ProbeRunner& runner, std::int64_t id) {
+  if (store.probe(id) && store.probe(id)->status == "running") store.release_probe(id);
+  runner.leases.release(store, probe_lease(id));
+}
+
+}  // namespace
+
+std::optional<std::int64_t> run_claimed_probe(store::Store& store, const ProbeRunner& runner,
+                                              const store::Store::ProbeRow& probe) {
+  const std::string lease = probe_lease(probe.id);
+  PeakRequest request = runner.request;
+  request.stop = [&leases = runner.leases, lease] { return leases.cancel_requested(lease); };
+  try {
+    runner.log << fmt::format("probe {}: {} (varies {}, mismatch {})\n", probe.id, probe.sample.key(),
+                              probe.attribute, probe.mismatch_id);
+    PeakRun run = run_peak_search(runner.config, store, runner.leases, probe.sample, request, runner.prepared,
+                                  runner.log);
+    store.finish_probe(probe.id, run.search_id);
+    runner.leases.release(store, lease);
+    runner.log << fmt::format("probe {}: search {} {}\n", probe.id, run.search_id,
+                              run.result.status == SearchStatus::kFound
+                                  ? fmt::format("λ* = {:.1f}/s", run.result.peak_rate)
+                                  : std::string(to_string(run.result.status)));
+    check_search(store, runner.config, runner.probing, probe.sample, run.search_id, run.result, probe.id,
+                 runner.log, runner.attributes);
+    refine_models(store, runner.config, runner.probing, runner.log, runner.attributes);
+    return run.search_id;
+  } catch (const Interrupted&) {
+    if (runner.leases.cancel_requested(lease)) {
+      // `probe cancel` asked: the partial search stays "interrupted" (a later peak may resume it).
+      store.cancel_probe(probe.id);
+      runner.leases.release(store, lease);
+      runner.log << fmt::format("probe {}: cancelled while it ran\n", probe.id);
+      return std::nullopt;
+    }
+    release(store, runner, probe.id);
+    throw;
+  } catch (...) {
+    release(store, runner, probe.id);
+    throw;
+  }
+}
+
+int run_due_probes(store::Store& store, const ProbeRunner& runner, int max) {
+  int ran = 0;
+  while (max < 0 || ran < max) {
+    for (std::int64_t id : reclaim_dead_probes(store, runner.leases, runner.config.name()))
+      runner.log << fmt::format("probe {}: its agent died; planned again\n", id);
+    std::optional<store::Store::ProbeRow> p =
+        claim_probe(store, runner.leases, runner.config.name(), std::nullopt);
+    if (!p) break;
+    run_claimed_probe(store, runner, *p);
+    ++ran;
+  }
+  return ran;
+}
+
+}  // namespace wb
