@@ -1,0 +1,77 @@
+#pragma once
+// What a sample nobody measured would do: the answers of `workbench whatif` from the expectation
+// model [000 §2.1, 001 §III-C], Z-CART and a finished surface, each with its source and fidelity
+// [000 §3.3.1]. Typed answers only; controller/cmd_whatif.cpp renders them.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/config.hpp"
+#include "experiment/expectation.hpp"
+#include "models/closed_model.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+enum class WhatifMetric { kPeak, kThroughput, kResponse };
+// "peak", "throughput" or "response"; InputError otherwise.
+WhatifMetric parse_whatif_metric(std::string_view text);
+std::string_view metric_name(WhatifMetric metric);
+
+enum class AnswerSource { kExpectation, kZCart, kSurface };
+std::string_view source_name(AnswerSource source);
+
+struct WhatifRequest {
+  std::string set;  // factor levels, as --set
+  WhatifMetric metric = WhatifMetric::kPeak;
+  std::optional<double> rate;  // open workload
+  std::optional<int> clients;  // closed workload
+  double think_ms = 0;
+  bool think_given = false;
+};
+
+// The one-line InputErrors of a request that cannot be answered (before any file is read).
+void validate_whatif(const WhatifRequest& request);
+
+struct WhatifAnswer {
+  AnswerSource source = AnswerSource::kExpectation;
+  WhatifMetric metric = WhatifMetric::kPeak;
+  std::string unit;
+  std::optional<double> value;  // nullopt: unbounded or saturated (see note)
+  std::optional<double> low, high;
+  std::optional<double> fidelity;
+  int fidelity_n = 0;
+  std::string note;
+  std::optional<std::string> rule;  // Z-CART: the leaf's rule path ("" at the root)
+};
+
+// One center under a closed workload: what the open solution knows of it (servers, visits,
+// demand) with the closed solution's figures.
+struct ClosedCenterAnswer {
+  std::string name;
+  bool pool = false;
+  int servers = 1;
+  double visits = 1;
+  double demand_ms = 0;
+  double utilization = 0;
+  double queue_length = 0;
+  double response_ms = 0;  // per request, all its visits
+};
+
+struct WhatifResult {
+  Sample sample;
+  std::vector<WhatifAnswer> answers;  // the expectation first, then Z-CART and the surface (λ* only)
+  PeakExpectation peak;               // at --rate, else at λ*
+  std::optional<ClosedResult> closed;
+  std::string closed_method;      // how the closed network was solved
+  std::string closed_bottleneck;  // the center with the highest utilization
+  std::vector<ClosedCenterAnswer> closed_centers;
+};
+
+// Answers `request` for `config`'s testbed from its [model] (InputError without one), the
+// calibrations and searches in `store`, the stored or a freshly fitted Z-CART tree and a finished
+// surface. Checks for interrupts (experiment/interrupt.hpp) between its solves.
+WhatifResult answer_whatif(const Config& config, store::Store& store, const WhatifRequest& request);
+
+}  // namespace wb
