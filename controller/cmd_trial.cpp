@@ -10,32 +10,18 @@
 #include "controller/peak_report.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/error.hpp"
-#include "core/search_result.hpp"
-#include "core/stats.hpp"
+#include "core/exit_status.hpp"
 #include "core/trial_limits.hpp"
-#include "experiment/interrupt.hpp"
-#include "experiment/leases.hpp"
-#include "experiment/probe_check.hpp"
-#include "experiment/testbed.hpp"
-#include "models/probe_plan.hpp"
-#include "policies/search.hpp"
-#include "store/store.hpp"
+#include "experiment/fixed_run.hpp"
 
 namespace wb {
 
 namespace {
 
-// A run of more trials than this is a typo, not a measurement plan.
-constexpr int kMaxTrials = 1000;
-
 struct TrialOptions {
-  std::string set;
-  double rate = 0;
-  double runlength_s = 0;  // 0: [peak] runlength_s
-  int trials = 3;
+  FixedRunRequest request;
   std::uint64_t seed = 0;
   bool seed_given = false;
-  bool verbose = false;
 };
 
 nlohmann::json trial_json(const TrialResult& t, bool sat) {
@@ -69,142 +55,89 @@ nlohmann::json centers_json(const CenterCheck& c) {
   return out;
 }
 
-int run_trial(const CommonOptions& common, const TrialOptions& o) {
-  // Everything is validated before the store is opened: bad input changes nothing.
-  Config config = Config::load(common.config);
-  Sample sample = config.sample(o.set);
-  if (!(o.rate > 0) || !std::isfinite(o.rate))
-    throw InputError(fmt::format("--rate {:g}: must be a positive rate in requests/s", o.rate));
-  const double runlength = o.runlength_s > 0 ? o.runlength_s : config.peak().runlength_s;
-  if (o.runlength_s < 0 || !std::isfinite(o.runlength_s))
-    throw InputError(fmt::format("--runlength {:g}: must be a positive number of seconds", o.runlength_s));
-  if (o.trials < 2 || o.trials > kMaxTrials) {
-    throw InputError(fmt::format("--trials {}: must be between 2 (a confidence interval needs two) and {}",
-                                 o.trials, kMaxTrials));
+// DESIGN.md "Command contracts": trial --json.
+nlohmann::json fixed_run_json(const Config& config, const FixedRunRequest& r, const FixedRunResult& f) {
+  nlohmann::json tj = nlohmann::json::array();
+  for (std::size_t i = 0; i < f.trials.size(); ++i) tj.push_back(trial_json(f.trials[i], f.saturated[i]));
+  const FixedRunCheck& check = f.check;
+  nlohmann::json mismatch;
+  if (check.mismatch_id) {
+    mismatch = {
+        {"mismatch_id", *check.mismatch_id},
+        {"expected_ms", *check.expected_ms},
+        {"measured_ms", f.response.mean},
+        {"ratio", f.response.mean / *check.expected_ms},
+        {"center", check.centers.worst ? nlohmann::json(check.centers.worst->center) : nlohmann::json()},
+        {"probe_ids", check.probe_ids}};
   }
-  std::optional<TestbedConfig> real = validate_testbed(config);
-  ProbeConfig probing = probe_config(config);
-  const Target target = config.peak().target;
-  const std::uint64_t seed = o.seed_given ? o.seed : default_seed(config);
+  return {{"run_id", f.run_id},
+          {"sample", sample_json(config, f.sample)},
+          {"rate", r.rate},
+          {"runlength_s", f.runlength_s},
+          {"trials", tj},
+          {"response",
+           {{"mean_ms", f.response.mean},
+            {"ci_low_ms", f.response.low},
+            {"ci_high_ms", f.response.high},
+            {"confidence", config.peak().target.confidence}}},
+          {"saturated", f.any_saturated},
+          {"expectation",
+           {{"response_ms", check.expected_ms ? nlohmann::json(*check.expected_ms) : nlohmann::json()},
+            {"bottleneck", check.bottleneck}}},
+          {"tolerance", f.tolerance},
+          {"mismatch", mismatch},
+          {"centers", centers_json(check.centers)},
+          {"cost_s", f.cost_s}};
+}
 
-  const std::string store_path = common.store_or(config.store_path());
-  store::Store store(store_path);
-  Leases leases(store_path, config.lease_timeout_s());
-  leases.sweep(store, std::cerr);
-  std::unique_ptr<TrialRunner> testbed = make_trial_runner(config, real, seed, o.verbose, store.path());
-  store::SearchRecord rec;
-  rec.testbed = config.name();
-  rec.sample = sample;
-  rec.confidence = target.confidence;
-  rec.accuracy = target.accuracy;
-  rec.policy = "fixed";
-  rec.seed = static_cast<std::int64_t>(seed);
-  rec.options_json =
-      nlohmann::json{{"rate", o.rate}, {"runlength_s", runlength}, {"trials", o.trials}}.dump();
-  const std::int64_t run_id = store.begin_owned_search(rec, leases.owner(), lease_clock());
-
-  std::vector<TrialResult> trials;
-  InterruptibleRunner runner(*testbed);
-  try {
-    for (int i = 0; i < o.trials; ++i) {
-      TrialResult t = runner.run(sample, o.rate, runlength, static_cast<std::uint64_t>(i));
-      store.add_trial(run_id, 0, t);
-      if (o.verbose) {
-        std::cerr << fmt::format("trial {} stored: {:.1f}/s mean {:.3f} ms\n", i + 1, t.achieved_rate,
-                                 t.mean_ms);
-      }
-      trials.push_back(std::move(t));
-    }
-  } catch (const Error& e) {
-    // The trials that ran stay stored; the run says why it ended.
-    SearchResult failed;
-    failed.status = SearchStatus::kFailed;
-    failed.message = dynamic_cast<const Interrupted*>(&e) != nullptr ? "interrupted" : e.what();
-    store.finish_search(run_id, failed);
-    throw;
-  }
-
-  std::vector<double> means;
-  bool any_saturated = false;
-  for (const auto& t : trials) {
-    means.push_back(t.mean_ms);
-    any_saturated = any_saturated || trial_saturated(t, config.peak());
-  }
-  const MeanInterval response = mean_interval(means, target.confidence);
-  store.finish_fixed_run(run_id, response);
-  std::ostream& log = std::cerr;
-  FixedRunCheck check =
-      check_fixed_run(store, config, probing, sample, run_id, o.rate, trials, response, log);
-  double cost = 0;
-  for (const auto& t : trials) cost += t.cost_s;
-
-  if (common.json) {
-    nlohmann::json tj = nlohmann::json::array();
-    for (const auto& t : trials) tj.push_back(trial_json(t, trial_saturated(t, config.peak())));
-    nlohmann::json mismatch;
-    if (check.mismatch_id) {
-      mismatch = {
-          {"mismatch_id", *check.mismatch_id},
-          {"expected_ms", *check.expected_ms},
-          {"measured_ms", response.mean},
-          {"ratio", response.mean / *check.expected_ms},
-          {"center", check.centers.worst ? nlohmann::json(check.centers.worst->center) : nlohmann::json()},
-          {"probe_ids", check.probe_ids}};
-    }
-    nlohmann::json out{
-        {"run_id", run_id},
-        {"sample", sample_json(config, sample)},
-        {"rate", o.rate},
-        {"runlength_s", runlength},
-        {"trials", tj},
-        {"response",
-         {{"mean_ms", response.mean},
-          {"ci_low_ms", response.low},
-          {"ci_high_ms", response.high},
-          {"confidence", target.confidence}}},
-        {"saturated", any_saturated},
-        {"expectation",
-         {{"response_ms", check.expected_ms ? nlohmann::json(*check.expected_ms) : nlohmann::json()},
-          {"bottleneck", check.bottleneck}}},
-        {"tolerance", probing.tolerance},
-        {"mismatch", mismatch},
-        {"centers", centers_json(check.centers)},
-        {"cost_s", cost}};
-    std::cout << out.dump(2) << "\n";
+void print_expectation_check(const Config& config, const FixedRunRequest& r, const FixedRunResult& f) {
+  const FixedRunCheck& check = f.check;
+  if (!check.expected_ms) {
+    fmt::print("expectation: none ({})\n", config.model() ? "the model saturates at this rate or cannot "
+                                                            "be solved for this sample"
+                                                          : "the config has no [model]");
+  } else if (check.mismatch_id) {
+    fmt::print(
+        "expectation R({:g}/s) = {:.3f} ms (bottleneck {}): MISMATCH {} — outside the CI and off by "
+        "{:+.0f}% (tolerance {:.0f}%); {} probe(s) planned\n",
+        r.rate, *check.expected_ms, check.bottleneck, *check.mismatch_id,
+        (f.response.mean / *check.expected_ms - 1) * 100, f.tolerance * 100, check.probe_ids.size());
   } else {
-    fmt::print("fixed-rate run {} of {} at {:g}/s: {} trials of {:g} s\n", run_id, sample.key(), o.rate,
-               trials.size(), runlength);
-    fmt::print("  {:>5} {:>11} {:>10} {:>10} {:>8}\n", "trial", "achieved/s", "mean_ms", "p99_ms", "errors");
-    for (std::size_t i = 0; i < trials.size(); ++i) {
-      const TrialResult& t = trials[i];
-      fmt::print("  {:>5} {:>11.1f} {:>10.3f} {:>10.3f} {:>8}{}\n", i + 1, t.achieved_rate, t.mean_ms,
-                 t.p99_ms, t.errors, trial_saturated(t, config.peak()) ? "  saturated" : "");
-    }
-    fmt::print("mean response {:.3f} ms, {:g}% CI [{:.3f}, {:.3f}] (Student t, {} trials)\n", response.mean,
-               target.confidence * 100, response.low, response.high, trials.size());
-    if (any_saturated) fmt::print("some trials saturated: their mean is not a steady-state response time\n");
-    if (!check.expected_ms) {
-      fmt::print("expectation: none ({})\n", config.model() ? "the model saturates at this rate or cannot "
-                                                              "be solved for this sample"
-                                                            : "the config has no [model]");
-    } else if (check.mismatch_id) {
-      fmt::print(
-          "expectation R({:g}/s) = {:.3f} ms (bottleneck {}): MISMATCH {} — outside the CI and off by "
-          "{:+.0f}% (tolerance {:.0f}%); {} probe(s) planned\n",
-          o.rate, *check.expected_ms, check.bottleneck, *check.mismatch_id,
-          (response.mean / *check.expected_ms - 1) * 100, probing.tolerance * 100, check.probe_ids.size());
-    } else {
-      fmt::print(
-          "expectation R({:g}/s) = {:.3f} ms (bottleneck {}): within tolerance ({:.0f}%, or inside the "
-          "CI)\n",
-          o.rate, *check.expected_ms, check.bottleneck, probing.tolerance * 100);
-    }
-    for (const auto& d : check.centers.centers) {
-      fmt::print("  center {}{}\n", center_deviation_text(d),
-                 check.centers.worst && check.centers.worst->center == d.center ? "  <- deviates most" : "");
-    }
+    fmt::print(
+        "expectation R({:g}/s) = {:.3f} ms (bottleneck {}): within tolerance ({:.0f}%, or inside the "
+        "CI)\n",
+        r.rate, *check.expected_ms, check.bottleneck, f.tolerance * 100);
   }
-  return to_int(check.mismatch_id ? ExitStatus::kNegative : ExitStatus::kOk);
+  for (const auto& d : check.centers.centers) {
+    fmt::print("  center {}{}\n", center_deviation_text(d),
+               check.centers.worst && check.centers.worst->center == d.center ? "  <- deviates most" : "");
+  }
+}
+
+void print_fixed_run(const Config& config, const FixedRunRequest& r, const FixedRunResult& f) {
+  fmt::print("fixed-rate run {} of {} at {:g}/s: {} trials of {:g} s\n", f.run_id, f.sample.key(), r.rate,
+             f.trials.size(), f.runlength_s);
+  fmt::print("  {:>5} {:>11} {:>10} {:>10} {:>8}\n", "trial", "achieved/s", "mean_ms", "p99_ms", "errors");
+  for (std::size_t i = 0; i < f.trials.size(); ++i) {
+    const TrialResult& t = f.trials[i];
+    fmt::print("  {:>5} {:>11.1f} {:>10.3f} {:>10.3f} {:>8}{}\n", i + 1, t.achieved_rate, t.mean_ms, t.p99_ms,
+               t.errors, f.saturated[i] ? "  saturated" : "");
+  }
+  fmt::print("mean response {:.3f} ms, {:g}% CI [{:.3f}, {:.3f}] (Student t, {} trials)\n", f.response.mean,
+             config.peak().target.confidence * 100, f.response.low, f.response.high, f.trials.size());
+  if (f.any_saturated) fmt::print("some trials saturated: their mean is not a steady-state response time\n");
+  print_expectation_check(config, r, f);
+}
+
+int run_trial(const CommonOptions& common, TrialOptions& o) {
+  if (o.seed_given) o.request.seed = o.seed;
+  Config config = Config::load(common.config);
+  FixedRunResult f = run_fixed_rate(config, common.store_or(config.store_path()), o.request, std::cerr);
+  if (common.json)
+    std::cout << fixed_run_json(config, o.request, f).dump(2) << "\n";
+  else
+    print_fixed_run(config, o.request, f);
+  return to_int(f.check.mismatch_id ? ExitStatus::kNegative : ExitStatus::kOk);
 }
 
 }  // namespace
@@ -230,20 +163,20 @@ Command trial_command() {
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<TrialOptions>();
         add_common_options(app, common);
-        app.add_option("--set,-s", o->set,
+        app.add_option("--set,-s", o->request.set,
                        "factor levels of the sample, e.g. disks=2,threads=16 (others: their default)");
-        app.add_option("--rate,-r", o->rate, "offered rate λ of every trial, requests/s (open loop)")
+        app.add_option("--rate,-r", o->request.rate, "offered rate λ of every trial, requests/s (open loop)")
             ->required()
             ->check(cli::finite_number(0, kMaxRate, true));
-        app.add_option("--runlength", o->runlength_s,
+        app.add_option("--runlength", o->request.runlength_s,
                        "seconds of measurement per trial, warm-up excluded (default: [peak] runlength_s)")
             ->check(cli::finite_number(0, kMaxSeconds, true));
-        app.add_option("--trials,-n", o->trials, "trials to run, at least 2 for a CI (default 3)")
-            ->transform(cli::whole_number(2, kMaxTrials));
+        app.add_option("--trials,-n", o->request.trials, "trials to run, at least 2 for a CI (default 3)")
+            ->transform(cli::whole_number(2, kMaxFixedRunTrials));
         app.add_option("--seed", o->seed, "random seed of the simulated testbed (default: [sim] seed)")
             ->transform(cli::seed_number())
             ->each([o](const std::string&) { o->seed_given = true; });
-        app.add_flag("--verbose,-v", o->verbose, "log every stored trial (and SUT starts) to stderr");
+        app.add_flag("--verbose,-v", o->request.verbose, "log every stored trial (and SUT starts) to stderr");
         return [&common, o] { return run_trial(common, *o); };
       }};
 }
