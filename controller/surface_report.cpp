@@ -8,7 +8,6 @@
 #include <ostream>
 
 #include "controller/peak_report.hpp"
-#include "core/error.hpp"
 
 namespace wb {
 
@@ -16,8 +15,8 @@ namespace {
 
 // The outcome measured at candidate row `row`, if the design includes it.
 const PointOutcome* outcome_at(const SurfaceReport& r, Eigen::Index row) {
-  for (std::size_t i = 0; i < r.plan->tour.size(); ++i) {
-    if (r.plan->tour[i] == row) return &r.run->points[i];
+  for (std::size_t i = 0; i < r.plan.tour.size(); ++i) {
+    if (r.plan.tour[i] == row) return &r.run.points[i];
   }
   return nullptr;
 }
@@ -29,30 +28,8 @@ nlohmann::json number_or_null(std::optional<double> v) {
 
 }  // namespace
 
-void fit_report_surface(SurfaceReport& r) {
-  std::vector<Eigen::Index> rows;
-  std::vector<double> y;
-  for (std::size_t i = 0; i < r.plan->tour.size(); ++i) {
-    const PointOutcome& p = r.run->points[i];
-    if (p.peak_rate) {
-      rows.push_back(r.plan->tour[i]);
-      y.push_back(*p.peak_rate);
-    }
-  }
-  Eigen::MatrixXd points(static_cast<Eigen::Index>(rows.size()), r.plan->candidates.cols());
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    points.row(static_cast<Eigen::Index>(i)) = r.plan->candidates.row(rows[i]);
-  Eigen::VectorXd yv = Eigen::Map<Eigen::VectorXd>(y.data(), static_cast<Eigen::Index>(y.size()));
-  try {
-    r.surface.emplace(r.plan->factors, r.plan->codings, r.plan->model, points, yv, r.plan->response);
-  } catch (const InputError& e) {
-    r.surface.reset();
-    r.fit_error = fmt::format("no fit from {} measured samples: {}", rows.size(), e.what());
-  }
-}
-
 nlohmann::json surface_json(const SurfaceReport& r) {
-  const SurfacePlan& plan = *r.plan;
+  const SurfacePlan& plan = r.plan;
   nlohmann::json j;
   j["surface_id"] = r.surface_id;
   j["testbed"] = r.config->name();
@@ -89,7 +66,7 @@ nlohmann::json surface_json(const SurfaceReport& r) {
     if (p != nullptr && p->search_id) s["search_status"] = p->status;
     samples.push_back(s);
   }
-  for (const PointOutcome& p : r.run->points) trials += p.trials;
+  for (const PointOutcome& p : r.run.points) trials += p.trials;
   j["samples"] = samples;
   if (r.surface) {
     const Fit& f = r.surface->fit();
@@ -103,17 +80,17 @@ nlohmann::json surface_json(const SurfaceReport& r) {
     j["fit_error"] = r.fit_error;
   }
   j["trials"] = trials;
-  j["cost_s"] = r.run->cost_s;
-  j["wall_s"] = r.run->wall_s;
+  j["cost_s"] = r.run.cost_s;
+  j["wall_s"] = r.run.wall_s;
   j["parallel"] = r.parallel;
   j["this_run"] = {{"elapsed_s", r.elapsed_s},
-                   {"trials_run", r.run->live_trials},
-                   {"trials_replayed", r.run->replayed_trials}};
+                   {"trials_run", r.run.live_trials},
+                   {"trials_replayed", r.run.replayed_trials}};
   return j;
 }
 
 void print_surface(std::ostream& out, const SurfaceReport& r) {
-  const SurfacePlan& plan = *r.plan;
+  const SurfacePlan& plan = r.plan;
   const Config& config = *r.config;
   fmt::print(out, "surface {} on {}: {} design, {} of {} samples, policy {}{}\n", r.surface_id, config.name(),
              plan.kind, plan.tour.size(), plan.candidates.rows(), r.policy, r.seeding ? " with seeding" : "");
@@ -173,7 +150,7 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
   fmt::print(out, "design: D = {:.4g}, D-efficiency >= {:.1f}%, G-efficiency {:.1f}%\n", plan.figures.d,
              plan.figures.d_efficiency_bound * 100, plan.figures.g_efficiency * 100);
   fmt::print(out, "cost: {:.0f} s ({:.2f} h) machine time; wall time {:.0f} s ({:.2f} h) on {} slot{}\n",
-             r.run->cost_s, r.run->cost_s / 3600, r.run->wall_s, r.run->wall_s / 3600, r.parallel,
+             r.run.cost_s, r.run.cost_s / 3600, r.run.wall_s, r.run.wall_s / 3600, r.parallel,
              r.parallel == 1 ? "" : "s");
   if (r.status == "budget") out << "stopped by --budget: some samples were not measured\n";
 }

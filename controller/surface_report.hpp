@@ -3,35 +3,13 @@
 // predicted λ*, as JSON (DESIGN.md "Command contracts") and as human output.
 #include <nlohmann/json.hpp>
 
-#include <cstdint>
 #include <iosfwd>
-#include <optional>
-#include <string>
 
 #include "core/config.hpp"
-#include "experiment/surface_plan.hpp"
-#include "experiment/surface_runner.hpp"
+#include "experiment/surface_map.hpp"
 #include "rsm/surface.hpp"
 
 namespace wb {
-
-struct SurfaceReport {
-  std::int64_t surface_id = 0;
-  const Config* config = nullptr;
-  const SurfacePlan* plan = nullptr;
-  const SurfaceRun* run = nullptr;
-  std::string status;  // done | budget
-  std::string policy;
-  bool seeding = false;
-  int parallel = 1;
-  double elapsed_s = 0;            // real time of this invocation
-  std::optional<Surface> surface;  // nullopt when too few samples were measured to fit
-  std::string fit_error;           // why there is no surface
-};
-
-// Fits the plan's surface (model, response scale, coding) to the found peak rates of `run` (in tour order).
-// Fills surface, or fit_error when the measured points cannot determine the model.
-void fit_report_surface(SurfaceReport& report);
 
 // `workbench map-surface --json`: {surface_id, factors, status, design:{kind, points, D, d_efficiency,
 // g_efficiency, model, response, coding}, samples:[{sample, measured, peak_rate, predicted, search_id}]

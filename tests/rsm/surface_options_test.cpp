@@ -80,8 +80,8 @@ TEST_CASE("model options round-trip through the params key and the JSON report",
   wb::SurfaceRun run = measured_run(plan);
   wb::SurfaceReport report;
   report.config = &config;
-  report.plan = &plan;
-  report.run = &run;
+  report.plan = plan;
+  report.run = run;
   report.status = "done";
   wb::fit_report_surface(report);
   REQUIRE(report.surface);

@@ -1,0 +1,185 @@
+#include "experiment/surface_map.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "core/error.hpp"
+#include "experiment/leases.hpp"
+#include "experiment/peak_search.hpp"
+#include "experiment/surface_slots.hpp"
+#include "experiment/testbed.hpp"
+#include "store/store.hpp"
+
+namespace wb {
+
+namespace {
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string name = text.substr(start, comma - start);
+    if (name.empty()) throw InputError(fmt::format("--factors: empty factor name in '{}'", text));
+    out.push_back(name);
+    start = comma + 1;
+  }
+  return out;
+}
+
+nlohmann::json peak_options_json(const PeakConfig& p) {
+  nlohmann::json j{{"r_sat_ms", p.r_sat_ms},
+                   {"width", p.region.width},
+                   {"start_rate", p.start_rate},
+                   {"runlength_s", p.runlength_s},
+                   {"min_trials", p.min_trials},
+                   {"max_trials", p.max_trials},
+                   {"max_loads", p.max_loads},
+                   {"budget_s", p.budget_s},
+                   {"sequential", p.sequential == Sequential::kNone ? "none" : "bonferroni"}};
+  if (auto q = metric_quantile(p.region.metric)) {
+    j["percentile"] = *q;
+    j["l_sat_ms"] = p.region.sat_ms;
+  }
+  return j;
+}
+
+// Everything the user gave is checked before the store is opened: bad input changes nothing.
+SurfacePlan plan_request(const Config& config, const MapSurfaceRequest& r, std::uint64_t seed) {
+  SurfacePlanOptions po{split_names(r.factors), r.design, r.points, seed};
+  try {
+    po.model = parse_model_kind(r.model);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--model: {}", e.what()));
+  }
+  try {
+    po.response = parse_response_scale(r.response);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--response: {}", e.what()));
+  }
+  po.coding = r.coding;
+  return plan_surface(config, config.sample(r.set), po);
+}
+
+// The parameters that make two runs the same surface (not --parallel or --budget: a surface may
+// be continued with more slots or a larger budget).
+nlohmann::json surface_params(const SurfacePlan& plan, const MapSurfaceRequest& r, const Sample& base,
+                              const SearchOptions& search, const std::string& policy, std::uint64_t seed) {
+  std::vector<std::string> tour_keys;
+  for (Eigen::Index row : plan.tour) tour_keys.push_back(plan.samples[static_cast<std::size_t>(row)].key());
+  nlohmann::json params{{"factors", plan.factors},
+                        {"design", plan.kind},
+                        {"tour", tour_keys},
+                        {"base", base.key()},
+                        {"policy", policy},
+                        {"seeding", r.seeding},
+                        {"seed", seed},
+                        {"target", {search.target.confidence, search.target.accuracy}},
+                        {"peak", peak_options_json(search.peak)}};
+  surface_model_params(plan, params);
+  return params;
+}
+
+// Found or created in one transaction: two controllers started at once share one surface.
+std::int64_t find_or_create_surface(store::Store& store, const Config& config, const SurfacePlan& plan,
+                                    const nlohmann::json& params, std::ostream& log) {
+  std::vector<Sample> tour;
+  for (Eigen::Index row : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(row)]);
+  store::Transaction tx(store.db());
+  std::int64_t surface_id = 0;
+  if (auto found = store.find_running_surface(config.name(), params.dump())) {
+    surface_id = found->id;
+    log << fmt::format("continuing surface {} ({} samples)\n", surface_id, found->points.size());
+  } else {
+    surface_id = store.create_surface(config.name(), params.dump(), params.dump(), tour);
+    log << fmt::format("surface {}: {} samples of {}\n", surface_id, tour.size(), plan.candidates.rows());
+  }
+  tx.commit();
+  return surface_id;
+}
+
+}  // namespace
+
+void fit_report_surface(SurfaceReport& r) {
+  std::vector<Eigen::Index> rows;
+  std::vector<double> y;
+  for (std::size_t i = 0; i < r.plan.tour.size(); ++i) {
+    const PointOutcome& p = r.run.points[i];
+    if (p.peak_rate) {
+      rows.push_back(r.plan.tour[i]);
+      y.push_back(*p.peak_rate);
+    }
+  }
+  Eigen::MatrixXd points(static_cast<Eigen::Index>(rows.size()), r.plan.candidates.cols());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    points.row(static_cast<Eigen::Index>(i)) = r.plan.candidates.row(rows[i]);
+  Eigen::VectorXd yv = Eigen::Map<Eigen::VectorXd>(y.data(), static_cast<Eigen::Index>(y.size()));
+  try {
+    r.surface.emplace(r.plan.factors, r.plan.codings, r.plan.model, points, yv, r.plan.response);
+  } catch (const InputError& e) {
+    r.surface.reset();
+    r.fit_error = fmt::format("no fit from {} measured samples: {}", rows.size(), e.what());
+  }
+}
+
+SurfaceReport map_surface(const Config& config, const std::string& store_path, const MapSurfaceRequest& r,
+                          std::ostream& log) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t seed = r.seed ? *r.seed : default_seed(config);
+  SurfaceReport report;
+  report.config = &config;
+  report.plan = plan_request(config, r, seed);
+  SearchOptions search{config.peak(), r.target.empty() ? config.peak().target : Target::parse(r.target)};
+  report.policy = r.policy.empty() ? config.peak().policy : r.policy;
+  make_picker(report.policy, config.peak(), config.peak().start_rate);  // rejects an unknown policy now
+  if (r.budget_h < 0) throw InputError("--budget: must be a positive number of hours");
+  std::optional<TestbedConfig> real = validate_testbed(config);
+  const ProbeConfig probing = probe_config(config);
+  std::vector<std::optional<TestbedConfig>> slots = testbed_slots(config, real, r.parallel);
+  const nlohmann::json params =
+      surface_params(report.plan, r, config.sample(r.set), search, report.policy, seed);
+
+  store::Store store(store_path);
+  Leases leases(store_path, config.lease_timeout_s());
+  leases.sweep(store, log);
+  SurfaceRunOptions ro;
+  if (r.seeding) ro.expected = expected_peak_for_seeding(config, store);
+  report.surface_id = find_or_create_surface(store, config, report.plan, params, log);
+  ro.store_path = store_path;
+  ro.leases = &leases;
+  ro.parallel = r.parallel;
+  ro.seeding = r.seeding;
+  ro.budget_s = r.budget_h * 3600;
+  ro.search = search;
+  ro.policy = report.policy;
+  ro.start_rate = config.peak().start_rate;
+  ro.search_record.testbed = config.name();
+  ro.search_record.confidence = search.target.confidence;
+  ro.search_record.accuracy = search.target.accuracy;
+  ro.search_record.policy = report.policy;
+  ro.search_record.seed = static_cast<std::int64_t>(seed);
+  ro.search_record.options_json = params["peak"].dump();
+  ro.make_runner = [&](int slot) {
+    return make_trial_runner(config, slots[static_cast<std::size_t>(slot)], seed, r.verbose, store_path);
+  };
+  ro.log = [&log](const std::string& line) { log << line << "\n"; };
+  ro.verbose = r.verbose;
+  ro.factors = &config.factors();
+  ro.config = &config;
+  ro.probing = probing;
+  report.run = run_surface(report.surface_id, ro);
+
+  report.status = report.run.budget_stopped ? "budget" : "done";
+  report.seeding = r.seeding;
+  report.parallel = r.parallel;
+  fit_report_surface(report);
+  store.finish_surface(report.surface_id, report.status);
+  report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report;
+}
+
+}  // namespace wb

@@ -1,0 +1,58 @@
+#pragma once
+// `workbench map-surface`: [003 Alg. 1] with a D-optimal response surface [003 §4, §5.3.2]: chooses
+// and tours the samples, searches each (on K slots at once), stores all as it happens and fits the
+// surface. The same request again continues an unfinished surface. controller/surface_report.hpp
+// renders the result.
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "core/config.hpp"
+#include "experiment/surface_plan.hpp"
+#include "experiment/surface_runner.hpp"
+#include "rsm/surface.hpp"
+
+namespace wb {
+
+struct MapSurfaceRequest {
+  std::string factors;  // comma-separated names, as --factors
+  std::string set;      // levels of the other factors
+  std::string design = "dopt";
+  int points = 0;      // 0: the design's default
+  std::string policy;  // empty: [peak] policy
+  std::string target;  // empty: [peak] target
+  bool seeding = false;
+  int parallel = 1;
+  double budget_h = 0;  // 0: no budget
+  std::optional<std::uint64_t> seed;
+  std::string model = "quadratic";
+  std::string response = "identity";
+  std::string coding = "auto";
+  bool verbose = false;
+};
+
+struct SurfaceReport {
+  std::int64_t surface_id = 0;
+  const Config* config = nullptr;
+  SurfacePlan plan;
+  SurfaceRun run;
+  std::string status;  // done | budget
+  std::string policy;
+  bool seeding = false;
+  int parallel = 1;
+  double elapsed_s = 0;            // real time of this invocation
+  std::optional<Surface> surface;  // nullopt when too few samples were measured to fit
+  std::string fit_error;           // why there is no surface
+};
+
+// Fits the plan's surface (model, response scale, coding) to the found peak rates of `run` (in tour order).
+// Fills surface, or fit_error when the measured points cannot determine the model.
+void fit_report_surface(SurfaceReport& report);
+
+// Validates the request (InputError before the store at `store_path` is opened), finds or creates
+// the surface, runs its searches and fits it. Progress goes to `log`.
+SurfaceReport map_surface(const Config& config, const std::string& store_path,
+                          const MapSurfaceRequest& request, std::ostream& log);
+
+}  // namespace wb
