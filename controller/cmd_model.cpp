@@ -3,8 +3,6 @@
 // service demand law D = U/X from its disks' utilization [000 §4.1.1].
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,15 +10,8 @@
 #include "controller/cli.hpp"
 #include "controller/peak_report.hpp"
 #include "core/cli_numbers.hpp"
-#include "core/error.hpp"
 #include "core/trial_limits.hpp"
-#include "experiment/expectation_record.hpp"
-#include "experiment/expectation_zcart.hpp"
-#include "experiment/interrupt.hpp"
-#include "experiment/refserver_stats.hpp"
-#include "experiment/testbed.hpp"
-#include "harness/real_trial_runner.hpp"
-#include "store/store.hpp"
+#include "experiment/model_view.hpp"
 
 namespace wb {
 
@@ -28,15 +19,9 @@ namespace {
 
 struct ModelOptions {
   std::string set;
-  std::optional<double> rate;
-  std::optional<double> runlength_s;
+  CalibrationRequest calibration;
   std::string method = "stages";  // model calibrate: "stages" or "utilization"
 };
-
-const QueueNetwork& require_model(const Config& config) {
-  if (!config.model()) throw InputError(fmt::format("{}: no [model] section", config.file()));
-  return *config.model();
-}
 
 nlohmann::json calibration_json(const Config& config, const CalibratedDemand& c) {
   return {{"center", c.center},
@@ -47,67 +32,51 @@ nlohmann::json calibration_json(const Config& config, const CalibratedDemand& c)
           {"measured_at", c.measured_at}};
 }
 
-int run_show(const CommonOptions& common, const ModelOptions& o) {
-  Config config = Config::load(common.config);
-  Sample sample = config.sample(o.set);
-  const QueueNetwork& net = require_model(config);
-  store::Store store(common.store_or(config.store_path()));
-  std::vector<CalibratedDemand> calibrations = load_calibrations(store, config);
-  EffectiveModel configured = effective_model(config, sample, {});
-  PeakExpectation with_cal = expect_peak(config, sample, calibrations);
-  PeakExpectation without_cal = expect_peak(config, sample, {});
+nlohmann::json rate_json(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
+// DESIGN.md "Command contracts": model show --json.
+nlohmann::json model_json(const Config& config, const ModelView& m) {
   nlohmann::json centers = nlohmann::json::array();
-  for (std::size_t i = 0; i < net.centers.size(); ++i) {
-    const ServiceCenter& c = net.centers[i];
-    const ServiceCenter& r = configured.network.centers[i];
+  for (const ModelCenterView& c : m.centers) {
     nlohmann::json j{{"name", c.name},
                      {"kind", c.pool ? "pool" : "queue"},
-                     {"servers_expr",
-                      c.servers.text().empty() ? format_number(c.servers.eval(Sample())) : c.servers.text()},
-                     {"servers", r.servers.eval(configured.sample)}};
+                     {"servers_expr", c.servers_expr},
+                     {"servers", c.servers}};
     if (!c.pool) {
-      const CalibratedDemand* cal = applicable_calibration(net, c, sample, calibrations);
-      j["discipline"] = to_string(c.discipline);
+      j["discipline"] = c.discipline;
       j["within"] = c.within;
-      j["visits"] = r.visits;
-      j["configured_demand_ms"] = r.demand_ms.eval(configured.sample);
-      j["calibrated"] = cal ? calibration_json(config, *cal) : nlohmann::json();
-      double per_visit = cal ? cal->demand_ms : r.demand_ms.eval(configured.sample);
-      double visits = cal && cal->visits ? *cal->visits : r.visits;
-      j["demand_per_request_ms"] = per_visit * visits;
+      j["visits"] = c.visits;
+      j["configured_demand_ms"] = c.configured_demand_ms;
+      j["calibrated"] = c.calibrated ? calibration_json(config, *c.calibrated) : nlohmann::json();
+      j["demand_per_request_ms"] = c.demand_per_request_ms;
     }
     centers.push_back(j);
   }
   nlohmann::json attributes = nlohmann::json::array();
-  for (const auto& a : net.attributes) {
+  for (const auto& a : config.model()->attributes)
     attributes.push_back({{"factor", a.factor}, {"name", a.name}, {"levels", a.by_level}});
-  }
-  auto rate_json = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
-
-  if (common.json) {
-    nlohmann::json all = nlohmann::json::array();
-    for (const auto& c : calibrations) all.push_back(calibration_json(config, c));
-    nlohmann::json j{{"testbed", config.name()},
-                     {"sample", sample_json(config, sample)},
-                     {"attributes", attributes},
-                     {"centers", centers},
-                     {"calibrations", all},
-                     {"peak_rate", rate_json(with_cal.peak_rate)},
-                     {"peak_rate_configured", rate_json(without_cal.peak_rate)},
-                     {"saturation_rate", rate_json(with_cal.saturation_rate)},
-                     {"bottleneck", with_cal.at.bottleneck}};
-    std::optional<ZCart> tree = load_zcart(store, config);
-    j["zcart"] = tree ? nlohmann::json{{"nodes", tree->node_count()},
-                                       {"depth", tree->depth()},
-                                       {"observations", tree->observation_count()},
-                                       {"describe", tree->describe()}}
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& c : m.calibrations) all.push_back(calibration_json(config, c));
+  nlohmann::json j{{"testbed", config.name()},
+                   {"sample", sample_json(config, m.sample)},
+                   {"attributes", attributes},
+                   {"centers", centers},
+                   {"calibrations", all},
+                   {"peak_rate", rate_json(m.calibrated.peak_rate)},
+                   {"peak_rate_configured", rate_json(m.configured.peak_rate)},
+                   {"saturation_rate", rate_json(m.calibrated.saturation_rate)},
+                   {"bottleneck", m.calibrated.at.bottleneck}};
+  j["zcart"] = m.tree ? nlohmann::json{{"nodes", m.tree->node_count()},
+                                       {"depth", m.tree->depth()},
+                                       {"observations", m.tree->observation_count()},
+                                       {"describe", m.tree->describe()}}
                       : nlohmann::json();
-    std::cout << j.dump(2) << "\n";
-    return 0;
-  }
-  fmt::print("expectation model of {} ({}) at {}\n", config.name(), config.file(), sample.key());
-  for (const auto& a : net.attributes) {
+  return j;
+}
+
+void print_model(const Config& config, const ModelView& m) {
+  fmt::print("expectation model of {} ({}) at {}\n", config.name(), config.file(), m.sample.key());
+  for (const auto& a : config.model()->attributes) {
     std::string levels;
     for (const auto& [level, v] : a.by_level)
       levels += fmt::format("{}{}={:g}", levels.empty() ? "" : ", ", level, v);
@@ -115,97 +84,62 @@ int run_show(const CommonOptions& common, const ModelOptions& o) {
   }
   fmt::print("  {:<8} {:<6} {:>8} {:>7} {:>14} {:>14} {:>13}  {}\n", "center", "kind", "servers", "visits",
              "configured_ms", "calibrated_ms", "per_request", "calibrated at");
-  for (const auto& j : centers) {
-    if (j["kind"] == "pool") {
-      fmt::print("  {:<8} {:<6} {:>8}\n", j["name"].get<std::string>(), "pool", j["servers"].get<double>());
+  for (const ModelCenterView& c : m.centers) {
+    if (c.pool) {
+      fmt::print("  {:<8} {:<6} {:>8}\n", c.name, "pool", c.servers);
       continue;
     }
-    const auto& cal = j["calibrated"];
-    fmt::print("  {:<8} {:<6} {:>8} {:>7.3f} {:>14.3f} {:>14} {:>13.3f}  {}\n", j["name"].get<std::string>(),
-               j["discipline"].get<std::string>(), j["servers"].get<double>(), j["visits"].get<double>(),
-               j["configured_demand_ms"].get<double>(),
-               cal.is_null() ? std::string("-") : fmt::format("{:.3f}", cal["demand_ms"].get<double>()),
-               j["demand_per_request_ms"].get<double>(),
-               cal.is_null() ? std::string("")
-                             : fmt::format("{} ({})", cal["measured_at"].get<std::string>(),
-                                           cal["source"].get<std::string>()));
+    const auto& cal = c.calibrated;
+    fmt::print("  {:<8} {:<6} {:>8} {:>7.3f} {:>14.3f} {:>14} {:>13.3f}  {}\n", c.name, c.discipline,
+               c.servers, c.visits, c.configured_demand_ms,
+               cal ? fmt::format("{:.3f}", cal->demand_ms) : std::string("-"), c.demand_per_request_ms,
+               cal ? fmt::format("{} ({})", cal->measured_at, cal->source) : std::string(""));
   }
   fmt::print(
       "λ* expected: {:.1f}/s with calibrations, {:.1f}/s as configured; λ_max {:.1f}/s; bottleneck {}\n",
-      with_cal.peak_rate, without_cal.peak_rate, with_cal.saturation_rate, with_cal.at.bottleneck);
-  // The Z-CART tree the probe agent keeps for this testbed [000 §3.3.1].
-  if (std::optional<ZCart> tree = load_zcart(store, config)) {
-    fmt::print("Z-CART correction of λ* ({} observations, {} nodes):\n{}", tree->observation_count(),
-               tree->node_count(), tree->describe());
+      m.calibrated.peak_rate, m.configured.peak_rate, m.calibrated.saturation_rate,
+      m.calibrated.at.bottleneck);
+  if (m.tree) {
+    fmt::print("Z-CART correction of λ* ({} observations, {} nodes):\n{}", m.tree->observation_count(),
+               m.tree->node_count(), m.tree->describe());
   } else {
     fmt::print("no Z-CART tree stored yet (`workbench agent` keeps one once probes have run)\n");
   }
+}
+
+int run_show(const CommonOptions& common, const ModelOptions& o) {
+  Config config = Config::load(common.config);
+  ModelView m = show_model(config, common.store_or(config.store_path()), o.set);
+  if (common.json)
+    std::cout << model_json(config, m).dump(2) << "\n";
+  else
+    print_model(config, m);
   return 0;
 }
 
-int run_calibrate(const CommonOptions& common, const ModelOptions& o) {
+int run_calibrate(const CommonOptions& common, ModelOptions& o) {
+  o.calibration.set = o.set;
+  o.calibration.method = parse_calibration_method(o.method);
   Config config = Config::load(common.config);
-  Sample sample = config.sample(o.set);
-  const QueueNetwork& net = require_model(config);
-  std::optional<TestbedConfig> real = validate_testbed(config);
-  if (!real)
-    throw InputError(
-        fmt::format("{}: `model calibrate` measures a real refserver testbed ([sut])", config.file()));
-  // Low load: a quarter of what the configured model says saturates the sample, so queueing
-  // barely inflates the stage times.
-  double rate = o.rate ? *o.rate : 0.25 * expect_peak(config, sample, {}).saturation_rate;
-  if (!(rate > 0) || !std::isfinite(rate)) throw InputError("--rate must be a positive rate");
-  // Long enough for ~2000 requests (a mean service time of exponential draws to ±2.2% at one
-  // standard error), but at most a minute and at least the testbed's own runlength.
-  double runlength =
-      o.runlength_s ? *o.runlength_s : std::max(config.peak().runlength_s, std::min(60.0, 2000.0 / rate));
-  if (!(runlength > 0)) throw InputError("--runlength must be positive");
-
-  // No warm-up: the stage counters, reset as the trial starts, then cover exactly the requests the
-  // generator measured, so "net" compares the same requests (docs/decisions.md#calibration-no-warmup).
-  real->workload.warmup_s = 0;
-  store::Store store(common.store_or(config.store_path()));
-  std::vector<CalibratedDemand> measured;
-  TrialResult trial;
-  {
-    std::unique_ptr<TrialRunner> testbed =
-        make_trial_runner(config, real, default_seed(config), false, store.path());
-    InterruptibleRunner runner(*testbed);
-    std::cerr << fmt::format("calibrating {} at {:.1f}/s for {:g} s\n", sample.key(), rate, runlength);
-    trial = runner.run(sample, rate, runlength, 0);
-    // The SUT keeps running until the runner goes: its counters cover this trial (and warm-up).
-    nlohmann::json stats =
-        fetch_refserver_stats(real->sut.address, real->sut.port, false, std::chrono::seconds(5));
-    measured = o.method == "utilization" ? demands_from_utilization(stats, net, sample)
-                                         : demands_from_refserver_stats(stats, net, sample, trial.mean_ms);
-  }
-  if (measured.empty() && o.method == "utilization")
-    throw Error(
-        "--method utilization: refserver observes the utilization of its disks only, and no [model] center "
-        "named disk (outside a pool) was busy: nothing to calibrate");
-  if (measured.empty())
-    throw Error("no [model] center is named like a refserver stage (cpu, disk): nothing to calibrate");
-  for (const auto& m : measured) {
-    store.add_calibration(
-        store::Store::CalibrationRow{config.name(), m.center, m.sample, m.demand_ms, m.visits, m.source, ""});
-  }
+  CalibrationResult c =
+      calibrate_model(config, common.store_or(config.store_path()), o.calibration, std::cerr);
   if (common.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& m : measured) out.push_back(calibration_json(config, m));
-    std::cout << nlohmann::json{{"sample", sample_json(config, sample)},
-                                {"method", o.method},
-                                {"rate", rate},
-                                {"mean_ms", trial.mean_ms},
+    for (const auto& m : c.measured) out.push_back(calibration_json(config, m));
+    std::cout << nlohmann::json{{"sample", sample_json(config, c.sample)},
+                                {"method", method_name(o.calibration.method)},
+                                {"rate", c.rate},
+                                {"mean_ms", c.mean_ms},
                                 {"calibrations", out}}
                      .dump(2)
               << "\n";
-  } else {
-    fmt::print("calibrated {} on {} at {:.1f}/s (mean response {:.2f} ms):\n", sample.key(), config.name(),
-               rate, trial.mean_ms);
-    for (const auto& m : measured) {
-      fmt::print("  {:<6} {:.3f} ms per visit, {:.3f} visits per request  ({})\n", m.center, m.demand_ms,
-                 m.visits.value_or(1.0), m.source);
-    }
+    return 0;
+  }
+  fmt::print("calibrated {} on {} at {:.1f}/s (mean response {:.2f} ms):\n", c.sample.key(), config.name(),
+             c.rate, c.mean_ms);
+  for (const auto& m : c.measured) {
+    fmt::print("  {:<6} {:.3f} ms per visit, {:.3f} visits per request  ({})\n", m.center, m.demand_ms,
+               m.visits.value_or(1.0), m.source);
   }
   return 0;
 }
@@ -240,10 +174,11 @@ Command model_command() {
             "service demand law D = U/X instead.");
         add_common_options(*cal, common);
         cal->add_option("--set,-s", o->set, "factor levels of the sample (others: their default)");
-        cal->add_option("--rate,-r", o->rate, "offered rate, requests/s (default: 25% of the model's λ_max)")
+        cal->add_option("--rate,-r", o->calibration.rate,
+                        "offered rate, requests/s (default: 25% of the model's λ_max)")
             ->check(cli::finite_number(0, kMaxRate, true));
         cal->add_option(
-               "--runlength", o->runlength_s,
+               "--runlength", o->calibration.runlength_s,
                "trial length, s (default: long enough for ~2000 requests, at most 60 s, at least [peak] "
                "runlength_s)")
             ->check(cli::finite_number(0, kMaxSeconds, true));

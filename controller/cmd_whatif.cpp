@@ -15,7 +15,6 @@
 #include "experiment/expectation_record.hpp"
 #include "experiment/json_values.hpp"
 #include "experiment/whatif.hpp"
-#include "store/store.hpp"
 
 namespace wb {
 
@@ -144,8 +143,7 @@ int run_whatif(const CommonOptions& common, WhatifOptions& o) {
   o.request.metric = parse_whatif_metric(o.metric);
   validate_whatif(o.request);
   Config config = Config::load(common.config);
-  store::Store store(common.store_or(config.store_path()));
-  WhatifResult w = answer_whatif(config, store, o.request);
+  WhatifResult w = answer_whatif(config, common.store_or(config.store_path()), o.request);
   if (common.json) {
     std::cout << whatif_json(config, o.request, w).dump(2) << "\n";
     return 0;

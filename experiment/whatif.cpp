@@ -10,6 +10,7 @@
 #include "experiment/expectation_zcart.hpp"
 #include "experiment/interrupt.hpp"
 #include "experiment/json_values.hpp"
+#include "store/store.hpp"
 
 namespace wb {
 
@@ -166,13 +167,15 @@ WhatifAnswer surface_peak_answer(const SurfaceAnswer& s) {
 
 }  // namespace
 
-WhatifResult answer_whatif(const Config& config, store::Store& store, const WhatifRequest& r) {
+WhatifResult answer_whatif(const Config& config, const std::string& store_path, const WhatifRequest& r) {
+  validate_whatif(r);
   WhatifResult result;
   result.sample = config.sample(r.set);
   if (!config.model()) {
     throw InputError(
         fmt::format("{}: no [model] section; whatif answers from the expectation model", config.file()));
   }
+  store::Store store(store_path);
   std::vector<CalibratedDemand> calibrations = load_calibrations(store, config);
   // The signal handlers only set a flag (experiment/interrupt.hpp): look at it between the steps
   // of the computation, and between the network solves of the λ* search.

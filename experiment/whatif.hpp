@@ -10,7 +10,6 @@
 #include "core/config.hpp"
 #include "experiment/expectation.hpp"
 #include "models/closed_model.hpp"
-#include "store/store.hpp"
 
 namespace wb {
 
@@ -69,9 +68,10 @@ struct WhatifResult {
   std::vector<ClosedCenterAnswer> closed_centers;
 };
 
-// Answers `request` for `config`'s testbed from its [model] (InputError without one), the
-// calibrations and searches in `store`, the stored or a freshly fitted Z-CART tree and a finished
-// surface. Checks for interrupts (experiment/interrupt.hpp) between its solves.
-WhatifResult answer_whatif(const Config& config, store::Store& store, const WhatifRequest& request);
+// Answers `request` for `config`'s testbed from its [model], the calibrations and searches stored
+// at `store_path`, the stored or a freshly fitted Z-CART tree and a finished surface. InputError
+// (no [model], a bad sample) before the store is opened; checks for interrupts
+// (experiment/interrupt.hpp) between its solves.
+WhatifResult answer_whatif(const Config& config, const std::string& store_path, const WhatifRequest& request);
 
 }  // namespace wb
