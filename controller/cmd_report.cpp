@@ -8,10 +8,8 @@
 
 #include "controller/cli.hpp"
 #include "controller/peak_report.hpp"
-#include "core/error.hpp"
 #include "experiment/expectation_record.hpp"
 #include "experiment/json_values.hpp"
-#include "experiment/leases.hpp"
 #include "experiment/probe_check.hpp"
 #include "store/store.hpp"
 
@@ -23,62 +21,47 @@ std::string opt_text(const std::optional<double>& v, const char* spec = "{:.1f}"
   return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
 }
 
-int run_report(const CommonOptions& common) {
-  Config config = Config::load(common.config);
-  store::Store store(common.store_or(config.store_path()));
-  {
-    // A search whose controller died shows as interrupted, not running.
-    Leases leases(store.path(), config.lease_timeout_s());
-    leases.sweep(store, std::cerr);
+// DESIGN.md "Command contracts": report --json.
+nlohmann::json report_json(const Config& config, const TestbedReport& report) {
+  nlohmann::json searches = nlohmann::json::array();
+  for (const auto& r : report.searches) {
+    nlohmann::json j{
+        {"search_id", r.search.id},
+        {"sample", sample_json(config, r.search.sample)},
+        {"status", r.search.status},
+        {"measured", opt_json(r.search.peak_rate)},
+        {"trials", r.search.trials},
+        {"cost_s", r.search.cost_s},
+        {"expected", r.expectation ? opt_json(r.expectation->peak_rate) : nlohmann::json()},
+        {"bottleneck", r.expectation ? nlohmann::json(r.expectation->bottleneck) : nlohmann::json()},
+        {"gap", opt_json(r.gap)},
+        {"within_tolerance",
+         r.gap ? nlohmann::json(std::abs(*r.gap) <= kExpectationTolerance) : nlohmann::json()}};
+    if (r.expectation) j["calibrated"] = nlohmann::json::parse(r.expectation->calibrated_json);
+    searches.push_back(j);
   }
-  std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
-  Fidelity fidelity = expectation_fidelity(rows);
-  // Every mismatch: of λ* (searches) and of the mean response time (fixed-rate runs).
-  std::vector<store::Store::MismatchRow> mismatches = store.mismatches(config.name(), false, "");
+  nlohmann::json mismatches = nlohmann::json::array();
+  for (const auto& m : report.mismatches) {
+    mismatches.push_back({{"mismatch_id", m.id},
+                          {"search_id", m.search_id},
+                          {"sample", sample_json(config, m.sample)},
+                          {"metric", m.metric},
+                          {"expected", m.expected},
+                          {"measured", m.measured},
+                          {"ratio", m.ratio},
+                          {"status", m.status},
+                          {"attributes", nlohmann::json::parse(m.attributes_json)},
+                          {"center", m.center ? nlohmann::json(*m.center) : nlohmann::json()},
+                          {"center_detail", mismatch_center_json(m)}});
+  }
+  return {{"testbed", config.name()},           {"searches", searches},
+          {"tolerance", kExpectationTolerance}, {"fidelity", opt_json(report.fidelity.value)},
+          {"fidelity_n", report.fidelity.n},    {"mismatches", mismatches}};
+}
 
-  if (common.json) {
-    nlohmann::json searches = nlohmann::json::array();
-    for (const auto& r : rows) {
-      nlohmann::json j{
-          {"search_id", r.search.id},
-          {"sample", sample_json(config, r.search.sample)},
-          {"status", r.search.status},
-          {"measured", opt_json(r.search.peak_rate)},
-          {"trials", r.search.trials},
-          {"cost_s", r.search.cost_s},
-          {"expected", r.expectation ? opt_json(r.expectation->peak_rate) : nlohmann::json()},
-          {"bottleneck", r.expectation ? nlohmann::json(r.expectation->bottleneck) : nlohmann::json()},
-          {"gap", opt_json(r.gap)},
-          {"within_tolerance",
-           r.gap ? nlohmann::json(std::abs(*r.gap) <= kExpectationTolerance) : nlohmann::json()}};
-      if (r.expectation) j["calibrated"] = nlohmann::json::parse(r.expectation->calibrated_json);
-      searches.push_back(j);
-    }
-    nlohmann::json out{{"testbed", config.name()},
-                       {"searches", searches},
-                       {"tolerance", kExpectationTolerance},
-                       {"fidelity", opt_json(fidelity.value)},
-                       {"fidelity_n", fidelity.n}};
-    nlohmann::json mj = nlohmann::json::array();
-    for (const auto& m : mismatches) {
-      mj.push_back({{"mismatch_id", m.id},
-                    {"search_id", m.search_id},
-                    {"sample", sample_json(config, m.sample)},
-                    {"metric", m.metric},
-                    {"expected", m.expected},
-                    {"measured", m.measured},
-                    {"ratio", m.ratio},
-                    {"status", m.status},
-                    {"attributes", nlohmann::json::parse(m.attributes_json)},
-                    {"center", m.center ? nlohmann::json(*m.center) : nlohmann::json()},
-                    {"center_detail", mismatch_center_json(m)}});
-    }
-    out["mismatches"] = mj;
-    std::cout << out.dump(2) << "\n";
-    return 0;
-  }
+void print_report(const Config& config, const TestbedReport& report) {
   fmt::print("searches of {} in {}: measured λ* vs the expectation stored with each\n", config.name(),
-             store.path());
+             report.store_path);
   const PeakRegion& region = config.peak().region;
   fmt::print("peak-rate region: {}", region.describe());
   // The expectation models solve for the mean; a percentile region is a different λ*.
@@ -87,7 +70,7 @@ int run_report(const CommonOptions& common) {
   fmt::print("\n");
   fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", "id", "sample", "status", "measured",
              "expected", "gap", "bottleneck");
-  for (const auto& r : rows) {
+  for (const auto& r : report.searches) {
     std::string gap = r.gap ? fmt::format("{:+.1f}%", *r.gap * 100) : std::string("-");
     if (r.gap && std::abs(*r.gap) > kExpectationTolerance) gap += "!";
     fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", r.search.id, r.search.sample.key(),
@@ -95,21 +78,30 @@ int run_report(const CommonOptions& common) {
                r.expectation ? opt_text(r.expectation->peak_rate) : "-", gap,
                r.expectation ? r.expectation->bottleneck : "");
   }
-  if (fidelity.value) {
+  if (report.fidelity.value) {
     fmt::print(
         "gap = (expected - measured) / measured; ! marks gaps beyond {0:.0f}%. fidelity: {1:.0f}% of {2} "
         "within {0:.0f}%\n",
-        kExpectationTolerance * 100, *fidelity.value * 100, fidelity.n);
+        kExpectationTolerance * 100, *report.fidelity.value * 100, report.fidelity.n);
   } else {
     fmt::print("no found search with an expectation yet: fidelity unknown\n");
   }
-  if (!mismatches.empty()) fmt::print("mismatches:\n");
-  for (const auto& m : mismatches) {
+  if (!report.mismatches.empty()) fmt::print("mismatches:\n");
+  for (const auto& m : report.mismatches) {
     std::string center = mismatch_center_text(m);
     fmt::print("  {:>4}  {:<6} {} ({} {}): {}{}\n", m.id, m.status, m.sample.key(),
                m.metric == "mean_ms" ? "fixed-rate run" : "search", m.search_id, mismatch_figures_text(m),
                center.empty() ? "" : "; center " + center);
   }
+}
+
+int run_report(const CommonOptions& common) {
+  Config config = Config::load(common.config);
+  TestbedReport report = testbed_report(config, common.store_or(config.store_path()), std::cerr);
+  if (common.json)
+    std::cout << report_json(config, report).dump(2) << "\n";
+  else
+    print_report(config, report);
   return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "experiment/json_values.hpp"
+#include "experiment/leases.hpp"
 
 namespace wb {
 
@@ -81,6 +82,17 @@ Fidelity expectation_fidelity(const std::vector<MeasuredVsExpected>& rows) {
   if (f.n > 0) f.value = static_cast<double>(within) / f.n;
   if (f.n < 2) f.low_ratio = f.high_ratio = std::nullopt;
   return f;
+}
+
+TestbedReport testbed_report(const Config& config, const std::string& store_path, std::ostream& log) {
+  store::Store store(store_path);
+  Leases(store.path(), config.lease_timeout_s()).sweep(store, log);
+  TestbedReport r;
+  r.store_path = store.path();
+  r.searches = measured_vs_expected(store, config.name());
+  r.fidelity = expectation_fidelity(r.searches);
+  r.mismatches = store.mismatches(config.name(), false, "");
+  return r;
 }
 
 }  // namespace wb

@@ -48,4 +48,16 @@ struct Fidelity {
 };
 Fidelity expectation_fidelity(const std::vector<MeasuredVsExpected>& rows);
 
+// What `workbench report` shows of a testbed: every stored search with the expectation stored with
+// it, the model's fidelity, and every mismatch (of λ* and of fixed-rate runs' response times).
+struct TestbedReport {
+  std::string store_path;
+  std::vector<MeasuredVsExpected> searches;
+  Fidelity fidelity;
+  std::vector<store::Store::MismatchRow> mismatches;
+};
+// Sweeps dead controllers' leases first, so a search whose controller died shows as interrupted,
+// not running; their lines go to `log`.
+TestbedReport testbed_report(const Config& config, const std::string& store_path, std::ostream& log);
+
 }  // namespace wb
