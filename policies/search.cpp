@@ -194,150 +194,210 @@ void set_peak_interval(SearchResult& result, const SearchOptions& options, bool 
   result.peak_high = std::max(result.peak_high, result.peak_rate);
 }
 
-SearchResult run_search(const Sample& sample, const SearchOptions& options, LoadPicker& picker,
-                        TrialRunner& runner, SearchObserver* observer, RunlengthPolicy* runlength) {
-  const PeakConfig& p = options.peak;
-  const std::optional<FixedPlan> plan = picker.fixed_plan();
-  // The strawman walks until saturation whatever max_loads says; bounded all the same.
-  const int max_loads = plan ? std::max(p.max_loads, 10000) : p.max_loads;
-  SearchResult result;
-  std::uint64_t trial_index = 0;
-  std::set<std::size_t> retried;  // loads measured again at a longer runlength
+namespace {
 
-  auto stop = [&](SearchStatus s, std::string why) {
-    result.status = s;
-    result.message = std::move(why);
-    return result;
-  };
+// One run of [003 Alg. 2]: the loop picks a load (the picker, a collapsed-bracket retry, or the
+// strawman's end), measures it and stops on a claim, a failure or a budget.
+class SearchRun {
+ public:
+  SearchRun(const Sample& sample, const SearchOptions& options, LoadPicker& picker, TrialRunner& runner,
+            SearchObserver* observer, RunlengthPolicy* runlength)
+      : sample_(sample),
+        options_(options),
+        p_(options.peak),
+        picker_(picker),
+        runner_(runner),
+        observer_(observer),
+        runlength_(runlength),
+        plan_(picker.fixed_plan()) {}
 
-  for (;;) {
-    if (static_cast<int>(result.loads.size()) >= max_loads) {
-      return stop(SearchStatus::kNotFound,
-                  fmt::format("no peak within max_loads = {} test loads", max_loads));
-    }
-    std::optional<double> rate = picker.next(result.loads);
-    std::optional<double> retry_runlength;
-    if (!rate && !plan && static_cast<int>(retried.size()) < kMaxRetries) {
-      // The bracket collapsed without a claim: a load judged by its mean may have been the peak, too noisy
-      // to show it, so the one nearest R_sat runs again at twice its runlength, at most kMaxRetries times
-      // (docs/decisions.md#collapsed-bracket-retry).
-      const double sat = p.region.sat_ms;
-      const TestLoad* best = nullptr;
-      for (std::size_t i = 0; i < result.loads.size(); ++i) {
-        const TestLoad& l = result.loads[i];
-        if (retried.count(i) != 0 || !judged_by_mean(l, options) || l.runlength_s * 2 > p.max_runlength_s)
-          continue;
-        if (best == nullptr || std::abs(l.ci.mean - sat) < std::abs(best->ci.mean - sat)) best = &l;
-      }
-      if (best != nullptr) {
-        retried.insert(static_cast<std::size_t>(best - result.loads.data()));
-        rate = best->rate;
-        retry_runlength = best->runlength_s * 2;
-      }
-    }
-    if (!rate && plan) {  // [003 Alg. 1]: λ* is the largest load that does not saturate
-      double hi = std::numeric_limits<double>::infinity();
-      for (const auto& l : result.loads) {
-        if (l.verdict == Verdict::kAbove) hi = std::min(hi, l.rate);
-      }
-      const TestLoad* best = nullptr;
-      for (const auto& l : result.loads) {
-        if (l.verdict == Verdict::kBelow && l.rate < hi && (best == nullptr || l.rate > best->rate))
-          best = &l;
-      }
-      if (best == nullptr) return stop(SearchStatus::kNotFound, "no load below saturation");
-      result.status = SearchStatus::kFound;
-      result.peak_rate = best->rate;
-      result.response = best->ci;
-      set_peak_interval(result, options, true);
-      return result;
-    }
-    if (!rate) {
-      return stop(
-          SearchStatus::kNotFound,
-          "the load bracket collapsed without a load whose response time falls in the peak-rate region");
-    }
-    TestLoad load;
-    load.rate = *rate;
-    if (plan)
-      load.runlength_s = plan->runlength_s;
-    else if (retry_runlength)
-      load.runlength_s = *retry_runlength;
-    else if (runlength != nullptr) {
-      RunPlan rp = runlength->plan(load.rate, result.loads, p, options.target);
-      load.runlength_s = rp.runlength_s;
-      load.first_claim_look = rp.first_claim_look;
-    } else
-      load.runlength_s = p.runlength_s;
-    std::size_t index = result.loads.size();
+  SearchResult run() {
+    // The strawman walks until saturation whatever max_loads says; bounded all the same.
+    const int max_loads = plan_ ? std::max(p_.max_loads, 10000) : p_.max_loads;
     for (;;) {
-      TrialResult t;
-      try {
-        t = runner.run(sample, load.rate, load.runlength_s, trial_index++);
-      } catch (const Interrupted&) {
-        throw;
-      } catch (const Error& first) {
-        if (observer != nullptr) observer->on_trial_error(load.rate, first.what(), true);
-        try {  // one retry: a dropped connection or a crashed generator is often transient
-          t = runner.run(sample, load.rate, load.runlength_s, trial_index++);
-        } catch (const Interrupted&) {
-          throw;
-        } catch (const Error& second) {
-          load.verdict = Verdict::kInvalid;
-          result.loads.push_back(load);
-          if (observer != nullptr) observer->on_load(index, load);
-          return stop(SearchStatus::kFailed,
-                      fmt::format("trial at {:.6g}/s failed twice: {}", load.rate, second.what()));
-        }
+      if (static_cast<int>(result_.loads.size()) >= max_loads)
+        return stop(SearchStatus::kNotFound,
+                    fmt::format("no peak within max_loads = {} test loads", max_loads));
+      std::optional<double> retry_runlength;
+      std::optional<double> rate = picker_.next(result_.loads);
+      if (!rate && !plan_) rate = retry_load(retry_runlength);
+      if (!rate && plan_) return strawman_result();
+      if (!rate) {
+        return stop(
+            SearchStatus::kNotFound,
+            "the load bracket collapsed without a load whose response time falls in the peak-rate region");
       }
-      ++result.trials;
-      result.cost_s += t.cost_s;
-      load.trials.push_back(t);
-      if (observer != nullptr) observer->on_trial(index, t);
-      if (plan) {
-        if (static_cast<int>(load.trials.size()) < plan->trials) continue;
-        judge_load(load, options);  // fills the CI and saturation
-        bool above = load.saturated || load.ci.mean > p.region.sat_ms;
-        load.verdict = above ? Verdict::kAbove : Verdict::kBelow;
-        break;
-      }
-      if (static_cast<int>(load.trials.size()) < p.min_trials) continue;
-      load.verdict = judge_load(load, options);
-      if (load.verdict != Verdict::kInvalid) break;
-      if (runlength != nullptr && load.runlength_s < p.runlength_s) {
-        // A rough reading (short r, meant to show a load far from the region) overlaps the region
-        // after all: a claim needs precise trials, so the load starts over at a runlength of at
-        // least runlength_s. The rough trials stay counted in the cost and in the store.
-        load.trials.clear();
-        RunPlan rp = runlength->plan(load.rate, result.loads, p, options.target);
-        load.runlength_s = std::max(p.runlength_s, rp.runlength_s);
-        load.first_claim_look = rp.first_claim_look;
-        continue;
-      }
-      if (static_cast<int>(load.trials.size()) >= p.max_trials) break;
-      if (p.budget_s > 0 && result.cost_s >= p.budget_s) break;
-    }
-    result.loads.push_back(load);
-    if (observer != nullptr) observer->on_load(index, load);
-    if (load.verdict == Verdict::kPeak) {
-      result.status = SearchStatus::kFound;
-      result.peak_rate = load.rate;
-      result.response = load.ci;
-      set_peak_interval(result, options, false);
-      return result;
-    }
-    if (load.verdict == Verdict::kInvalid) {
-      if (static_cast<int>(load.trials.size()) >= p.max_trials) {
-        return stop(SearchStatus::kBudget,
-                    fmt::format("{} trials at {:.6g}/s did not reach accuracy {:g}% (max_trials)",
-                                p.max_trials, load.rate, options.target.accuracy * 100));
-      }
-      return stop(SearchStatus::kBudget, fmt::format("total cost reached budget_s = {:g}", p.budget_s));
-    }
-    if (p.budget_s > 0 && result.cost_s >= p.budget_s) {
-      return stop(SearchStatus::kBudget, fmt::format("total cost reached budget_s = {:g}", p.budget_s));
+      if (std::optional<SearchResult> done = measure(*rate, retry_runlength)) return *done;
     }
   }
+
+ private:
+  SearchResult stop(SearchStatus s, std::string why) {
+    result_.status = s;
+    result_.message = std::move(why);
+    return result_;
+  }
+
+  // The bracket collapsed without a claim: a load judged by its mean may have been the peak, too
+  // noisy to show it, so the one nearest R_sat runs again at twice its runlength, at most
+  // kMaxRetries times (docs/decisions.md#collapsed-bracket-retry).
+  std::optional<double> retry_load(std::optional<double>& retry_runlength) {
+    if (static_cast<int>(retried_.size()) >= kMaxRetries) return std::nullopt;
+    const double sat = p_.region.sat_ms;
+    const TestLoad* best = nullptr;
+    for (std::size_t i = 0; i < result_.loads.size(); ++i) {
+      const TestLoad& l = result_.loads[i];
+      if (retried_.count(i) != 0 || !judged_by_mean(l, options_) || l.runlength_s * 2 > p_.max_runlength_s)
+        continue;
+      if (best == nullptr || std::abs(l.ci.mean - sat) < std::abs(best->ci.mean - sat)) best = &l;
+    }
+    if (best == nullptr) return std::nullopt;
+    retried_.insert(static_cast<std::size_t>(best - result_.loads.data()));
+    retry_runlength = best->runlength_s * 2;
+    return best->rate;
+  }
+
+  // [003 Alg. 1]: the strawman's λ* is the largest load that does not saturate.
+  SearchResult strawman_result() {
+    double hi = std::numeric_limits<double>::infinity();
+    for (const auto& l : result_.loads) {
+      if (l.verdict == Verdict::kAbove) hi = std::min(hi, l.rate);
+    }
+    const TestLoad* best = nullptr;
+    for (const auto& l : result_.loads) {
+      if (l.verdict == Verdict::kBelow && l.rate < hi && (best == nullptr || l.rate > best->rate)) best = &l;
+    }
+    if (best == nullptr) return stop(SearchStatus::kNotFound, "no load below saturation");
+    result_.status = SearchStatus::kFound;
+    result_.peak_rate = best->rate;
+    result_.response = best->ci;
+    set_peak_interval(result_, options_, true);
+    return result_;
+  }
+
+  // Step 5: the runlength of a new load (the plan's, a retry's, the policy's or runlength_s).
+  void plan_runlength(TestLoad& load, const std::optional<double>& retry_runlength) {
+    if (plan_) {
+      load.runlength_s = plan_->runlength_s;
+    } else if (retry_runlength) {
+      load.runlength_s = *retry_runlength;
+    } else if (runlength_ != nullptr) {
+      RunPlan rp = runlength_->plan(load.rate, result_.loads, p_, options_.target);
+      load.runlength_s = rp.runlength_s;
+      load.first_claim_look = rp.first_claim_look;
+    } else {
+      load.runlength_s = p_.runlength_s;
+    }
+  }
+
+  // One trial, retried once: a dropped connection or a crashed generator is often transient.
+  // nullopt after the second failure, whose message is in *why.
+  std::optional<TrialResult> trial(const TestLoad& load, std::string* why) {
+    try {
+      return runner_.run(sample_, load.rate, load.runlength_s, trial_index_++);
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const Error& first) {
+      if (observer_ != nullptr) observer_->on_trial_error(load.rate, first.what(), true);
+    }
+    try {
+      return runner_.run(sample_, load.rate, load.runlength_s, trial_index_++);
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const Error& second) {
+      *why = second.what();
+      return std::nullopt;
+    }
+  }
+
+  // Whether `load` has its verdict after its latest trial [003 Alg. 2 Steps 6-10]. A rough reading
+  // (short r, meant to show a load far from the region) that overlaps the region after all starts
+  // over at a runlength of at least runlength_s: a claim needs precise trials (the rough ones stay
+  // counted in the cost and in the store).
+  bool judged(TestLoad& load) {
+    if (plan_) {
+      if (static_cast<int>(load.trials.size()) < plan_->trials) return false;
+      judge_load(load, options_);  // fills the CI and saturation
+      load.verdict = load.saturated || load.ci.mean > p_.region.sat_ms ? Verdict::kAbove : Verdict::kBelow;
+      return true;
+    }
+    if (static_cast<int>(load.trials.size()) < p_.min_trials) return false;
+    load.verdict = judge_load(load, options_);
+    if (load.verdict != Verdict::kInvalid) return true;
+    if (runlength_ != nullptr && load.runlength_s < p_.runlength_s) {
+      load.trials.clear();
+      RunPlan rp = runlength_->plan(load.rate, result_.loads, p_, options_.target);
+      load.runlength_s = std::max(p_.runlength_s, rp.runlength_s);
+      load.first_claim_look = rp.first_claim_look;
+      return false;
+    }
+    return static_cast<int>(load.trials.size()) >= p_.max_trials ||
+           (p_.budget_s > 0 && result_.cost_s >= p_.budget_s);
+  }
+
+  // Measures the load at `rate` until its verdict; the search's result when that ends the search.
+  std::optional<SearchResult> measure(double rate, const std::optional<double>& retry_runlength) {
+    TestLoad load;
+    load.rate = rate;
+    plan_runlength(load, retry_runlength);
+    const std::size_t index = result_.loads.size();
+    do {
+      std::string why;
+      std::optional<TrialResult> t = trial(load, &why);
+      if (!t) {
+        load.verdict = Verdict::kInvalid;
+        result_.loads.push_back(load);
+        if (observer_ != nullptr) observer_->on_load(index, load);
+        return stop(SearchStatus::kFailed, fmt::format("trial at {:.6g}/s failed twice: {}", load.rate, why));
+      }
+      ++result_.trials;
+      result_.cost_s += t->cost_s;
+      load.trials.push_back(*t);
+      if (observer_ != nullptr) observer_->on_trial(index, *t);
+    } while (!judged(load));
+    result_.loads.push_back(load);
+    if (observer_ != nullptr) observer_->on_load(index, load);
+    return conclude(load);
+  }
+
+  // A claim ends the search, and so does a load left undecided (max_trials or the budget) or a
+  // spent budget.
+  std::optional<SearchResult> conclude(const TestLoad& load) {
+    if (load.verdict == Verdict::kPeak) {
+      result_.status = SearchStatus::kFound;
+      result_.peak_rate = load.rate;
+      result_.response = load.ci;
+      set_peak_interval(result_, options_, false);
+      return result_;
+    }
+    if (load.verdict == Verdict::kInvalid && static_cast<int>(load.trials.size()) >= p_.max_trials) {
+      return stop(SearchStatus::kBudget,
+                  fmt::format("{} trials at {:.6g}/s did not reach accuracy {:g}% (max_trials)",
+                              p_.max_trials, load.rate, options_.target.accuracy * 100));
+    }
+    if (load.verdict == Verdict::kInvalid || (p_.budget_s > 0 && result_.cost_s >= p_.budget_s))
+      return stop(SearchStatus::kBudget, fmt::format("total cost reached budget_s = {:g}", p_.budget_s));
+    return std::nullopt;
+  }
+
+  const Sample& sample_;
+  const SearchOptions& options_;
+  const PeakConfig& p_;
+  LoadPicker& picker_;
+  TrialRunner& runner_;
+  SearchObserver* observer_;
+  RunlengthPolicy* runlength_;
+  const std::optional<FixedPlan> plan_;
+  SearchResult result_;
+  std::uint64_t trial_index_ = 0;
+  std::set<std::size_t> retried_;  // loads measured again at a longer runlength
+};
+
+}  // namespace
+
+SearchResult run_search(const Sample& sample, const SearchOptions& options, LoadPicker& picker,
+                        TrialRunner& runner, SearchObserver* observer, RunlengthPolicy* runlength) {
+  return SearchRun(sample, options, picker, runner, observer, runlength).run();
 }
 
 }  // namespace wb
