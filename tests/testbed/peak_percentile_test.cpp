@@ -18,7 +18,9 @@ namespace {
 const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
 
 // refserver with 4 threads and 2 exponential 5 ms disks on this machine; the region is the p90
-// at 16 ms ± 20% (R_sat = 8 ms stays the expectation model's mean limit).
+// at 16 ms ± 20% (R_sat = 8 ms stays the expectation model's mean limit). The target's accuracy
+// (80%) is no coarser than the region, so a claim's band is the region itself
+// (docs/decisions.md#tost-claim): 90/70 would let claims lie within ± 30%.
 std::string write_config(const fs::path& dir, int port) {
   std::string text = fmt::format(R"([testbed]
 name = "percentile-test"
@@ -34,7 +36,7 @@ r_sat_ms = 8
 width = 0.2
 percentile = 0.9
 l_sat_ms = 16
-target = "90/70"
+target = "90/80"
 start_rate = 100
 runlength_s = 2
 max_trials = 12
