@@ -141,7 +141,7 @@ constexpr double kCancelWaitS = 30;
 std::string cancel_probe(store::Store& store, const Leases& leases, std::int64_t id) {
   std::optional<store::Store::LeaseRow> holder;
   {
-    store::Transaction tx(store.db());
+    store::Transaction tx = store.transaction();
     const std::string status = store.probe(id)->status;
     if (status != "planned" && status != "running") return fmt::format("it is {}", status);
     holder = store.lease(probe_lease(id));

@@ -208,7 +208,7 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Leases&
     throw;
   }
   if (!run.finished_by_other) {
-    store::Transaction tx(store.db());
+    store::Transaction tx = store.transaction();
     store.finish_search(run.search_id, run.result);
     if (finish) finish(run);
     tx.commit();

@@ -17,7 +17,7 @@ namespace wb {
 std::optional<store::Store::ProbeRow> claim_probe(store::Store& store, const Leases& leases,
                                                   const std::string& testbed,
                                                   std::optional<std::int64_t> id) {
-  store::Transaction tx(store.db());
+  store::Transaction tx = store.transaction();
   const std::string owner = leases.owner().describe();
   std::optional<store::Store::ProbeRow> p =
       id ? store.claim_probe(*id, owner, unix_now()) : store.claim_due_probe(testbed, owner, unix_now());
@@ -33,7 +33,7 @@ std::vector<std::int64_t> reclaim_dead_probes(store::Store& store, const Leases&
   std::vector<std::int64_t> ids;
   for (const auto& p : store.probes(testbed, false)) {
     if (p.status != "running") continue;
-    store::Transaction tx(store.db());
+    store::Transaction tx = store.transaction();
     std::optional<store::Store::LeaseRow> l = store.lease(probe_lease(p.id));
     if (l && !leases.dead(*l)) continue;
     store.release_probe(p.id);

@@ -89,7 +89,7 @@ std::int64_t find_or_create_surface(store::Store& store, const Config& config, c
                                     const nlohmann::json& params, std::ostream& log) {
   std::vector<Sample> tour;
   for (Eigen::Index row : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(row)]);
-  store::Transaction tx(store.db());
+  store::Transaction tx = store.transaction();
   std::int64_t surface_id = 0;
   if (auto found = store.find_running_surface(config.name(), params.dump())) {
     surface_id = found->id;

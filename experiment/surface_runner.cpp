@@ -249,7 +249,7 @@ class Scheduler {
     }
     std::vector<TrialResult> recorded;
     if (job.resume) {
-      store::Transaction tx(store.db());
+      store::Transaction tx = store.transaction();
       if (auto holder = leases.acquire(store, search_lease(search_id)))
         throw Error(describe_holder(fmt::format("search {} of surface {}", search_id, surface_id_), *holder));
       store.set_search_status(search_id, "running");
@@ -258,7 +258,7 @@ class Scheduler {
     } else {
       store::SearchRecord rec = o_.search_record;
       rec.sample = sample;
-      store::Transaction tx(store.db());
+      store::Transaction tx = store.transaction();
       search_id = store.begin_surface_search(surface_id_, job.position, rec, slot, start_rate, seeded,
                                              seed_elasticity);
       leases.acquire(store, search_lease(search_id));  // a new search: free

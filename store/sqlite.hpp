@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "store/transaction.hpp"
+
 namespace wb::store {
 
 // Throws Error("what: <sqlite message> (code N)"). The one place sqlite3 codes are translated.
@@ -61,23 +63,6 @@ class Statement {
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_;
-};
-
-// RAII transaction: commits in commit(), rolls back in the destructor otherwise. Inside another
-// transaction it is a savepoint, so store operations compose into one atomic step (the outermost
-// one takes the write lock first: BEGIN IMMEDIATE).
-class Transaction {
- public:
-  explicit Transaction(Database& db);
-  ~Transaction() noexcept;
-  void commit();
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-
- private:
-  Database& db_;
-  bool nested_ = false;
-  bool done_ = false;
 };
 
 }  // namespace wb::store

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "store/schema.hpp"
+#include "store/sqlite.hpp"
 #include "store/store.hpp"
 
 using namespace wb;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "store/sqlite.hpp"
 #include "store/store.hpp"
 
 using namespace wb;

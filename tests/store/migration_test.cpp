@@ -9,6 +9,7 @@
 
 #include "core/stats.hpp"
 #include "store/schema.hpp"
+#include "store/sqlite.hpp"
 #include "store/store.hpp"
 
 using namespace wb;

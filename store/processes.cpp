@@ -1,7 +1,8 @@
-// The store's table of started process groups (DESIGN.md "Security and failure").
+#include "store/leases.hpp"
+
 #include <ctime>
 
-#include "store/store.hpp"
+#include "store/sqlite.hpp"
 
 namespace wb::store {
 
@@ -13,7 +14,7 @@ std::uint64_t from_column(std::int64_t v) { return static_cast<std::uint64_t>(v)
 
 }  // namespace
 
-std::int64_t Store::add_process(const ProcessRow& r) {
+std::int64_t LeaseStore::add_process(const ProcessRow& r) {
   Statement s = db_.prepare(
       "INSERT INTO processes (testbed, host, pgid, start_ticks, command, owner_host, owner_pid, "
       "owner_start_ticks, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
@@ -24,12 +25,12 @@ std::int64_t Store::add_process(const ProcessRow& r) {
   return db_.last_insert_id();
 }
 
-void Store::remove_process(std::int64_t id) {
+void LeaseStore::remove_process(std::int64_t id) {
   Statement s = db_.prepare("DELETE FROM processes WHERE id = ?1");
   s.bind(1, id).run();
 }
 
-std::vector<Store::ProcessRow> Store::processes(const std::string& testbed) {
+std::vector<LeaseStore::ProcessRow> LeaseStore::processes(const std::string& testbed) {
   Statement s = db_.prepare(
       "SELECT id, testbed, host, pgid, start_ticks, command, owner_host, owner_pid, owner_start_ticks, "
       "started_at FROM processes WHERE testbed = ?1 ORDER BY id");

@@ -1,10 +1,10 @@
-// The store's mismatches, probes and persisted Z-CART trees [000 §3.3].
-#include <fmt/format.h>
+#include "store/probes.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "store/store.hpp"
+#include "store/sqlite.hpp"
 #include "store/store_internal.hpp"
 
 namespace wb::store {
@@ -15,8 +15,8 @@ constexpr const char* kProbeColumns =
     "id, testbed, mismatch_id, sample_json, attribute, priority, not_before, status, search_id, lock_owner, "
     "locked_at";
 
-Store::ProbeRow read_probe(const Statement& s) {
-  Store::ProbeRow p;
+ProbeStore::ProbeRow read_probe(const Statement& s) {
+  ProbeStore::ProbeRow p;
   p.id = s.column_int(0);
   p.testbed = s.column_text(1);
   p.mismatch_id = s.column_int(2);
@@ -35,8 +35,8 @@ constexpr const char* kMismatchColumns =
     "id, testbed, search_id, sample_json, expected, measured, ratio, attributes_json, center, status, "
     "created_at, closed_at, metric, center_json";
 
-Store::MismatchRow read_mismatch(const Statement& s) {
-  Store::MismatchRow m;
+ProbeStore::MismatchRow read_mismatch(const Statement& s) {
+  ProbeStore::MismatchRow m;
   m.id = s.column_int(0);
   m.testbed = s.column_text(1);
   m.search_id = s.column_int(2);
@@ -56,32 +56,8 @@ Store::MismatchRow read_mismatch(const Statement& s) {
 
 }  // namespace
 
-std::optional<Store::PeakInterval> Store::peak_interval(std::int64_t search_id) {
-  Statement s = db_.prepare("SELECT peak_low, peak_high FROM searches WHERE id = ?1");
-  s.bind(1, search_id);
-  if (!s.step() || s.column_is_null(0)) return std::nullopt;
-  PeakInterval p;
-  p.low = s.column_double(0);
-  if (!s.column_is_null(1)) p.high = s.column_double(1);
-  return p;
-}
-
-void Store::put_zcart_tree(const std::string& testbed, const std::string& tree_json,
-                           std::int64_t observations) {
-  Statement s = db_.prepare(
-      "INSERT OR REPLACE INTO zcart_trees (testbed, tree_json, observations) VALUES (?1, ?2, ?3)");
-  s.bind(1, testbed).bind(2, tree_json).bind(3, observations).run();
-}
-
-std::optional<std::string> Store::zcart_tree(const std::string& testbed) {
-  Statement s = db_.prepare("SELECT tree_json FROM zcart_trees WHERE testbed = ?1");
-  s.bind(1, testbed);
-  if (!s.step()) return std::nullopt;
-  return s.column_text(0);
-}
-
-std::pair<std::int64_t, std::vector<std::int64_t>> Store::add_mismatch(const MismatchRow& m,
-                                                                       const std::vector<ProbeRow>& probes) {
+std::pair<std::int64_t, std::vector<std::int64_t>> ProbeStore::add_mismatch(
+    const MismatchRow& m, const std::vector<ProbeRow>& probes) {
   Transaction tx(db_);
   Statement s = db_.prepare(
       "INSERT INTO mismatches (testbed, search_id, sample, sample_json, expected, measured, ratio, "
@@ -116,15 +92,15 @@ std::pair<std::int64_t, std::vector<std::int64_t>> Store::add_mismatch(const Mis
   return {mismatch_id, ids};
 }
 
-std::optional<Store::MismatchRow> Store::mismatch(std::int64_t id) {
+std::optional<ProbeStore::MismatchRow> ProbeStore::mismatch(std::int64_t id) {
   Statement s = db_.prepare(fmt::format("SELECT {} FROM mismatches WHERE id = ?1", kMismatchColumns));
   s.bind(1, id);
   if (!s.step()) return std::nullopt;
   return read_mismatch(s);
 }
 
-std::vector<Store::MismatchRow> Store::mismatches(const std::string& testbed, bool open_only,
-                                                  const std::string& metric) {
+std::vector<ProbeStore::MismatchRow> ProbeStore::mismatches(const std::string& testbed, bool open_only,
+                                                            const std::string& metric) {
   Statement s = db_.prepare(fmt::format("SELECT {} FROM mismatches WHERE testbed = ?1 {} {} ORDER BY id",
                                         kMismatchColumns, open_only ? "AND status = 'open'" : "",
                                         metric.empty() ? "" : "AND metric = ?2"));
@@ -135,27 +111,27 @@ std::vector<Store::MismatchRow> Store::mismatches(const std::string& testbed, bo
   return out;
 }
 
-bool Store::has_mismatch_at(const std::string& testbed, const Sample& sample) {
+bool ProbeStore::has_mismatch_at(const std::string& testbed, const Sample& sample) {
   Statement s = db_.prepare("SELECT 1 FROM mismatches WHERE testbed = ?1 AND sample = ?2 LIMIT 1");
   s.bind(1, testbed).bind(2, sample.key());
   return s.step();
 }
 
-void Store::close_mismatch(std::int64_t id) {
+void ProbeStore::close_mismatch(std::int64_t id) {
   Statement s = db_.prepare(
       "UPDATE mismatches SET status = 'closed', closed_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') "
       "WHERE id = ?1 AND status = 'open'");
   s.bind(1, id).run();
 }
 
-std::optional<Store::ProbeRow> Store::probe(std::int64_t id) {
+std::optional<ProbeStore::ProbeRow> ProbeStore::probe(std::int64_t id) {
   Statement s = db_.prepare(fmt::format("SELECT {} FROM probes WHERE id = ?1", kProbeColumns));
   s.bind(1, id);
   if (!s.step()) return std::nullopt;
   return read_probe(s);
 }
 
-std::vector<Store::ProbeRow> Store::probes(const std::string& testbed, bool all) {
+std::vector<ProbeStore::ProbeRow> ProbeStore::probes(const std::string& testbed, bool all) {
   Statement s =
       db_.prepare(fmt::format("SELECT {} FROM probes WHERE testbed = ?1 {} ORDER BY priority DESC, id",
                               kProbeColumns, all ? "" : "AND status IN ('planned', 'running')"));
@@ -165,8 +141,9 @@ std::vector<Store::ProbeRow> Store::probes(const std::string& testbed, bool all)
   return out;
 }
 
-std::optional<Store::ProbeRow> Store::claim_due_probe(const std::string& testbed, const std::string& owner,
-                                                      std::int64_t now, std::int64_t stale_before) {
+std::optional<ProbeStore::ProbeRow> ProbeStore::claim_due_probe(const std::string& testbed,
+                                                                const std::string& owner, std::int64_t now,
+                                                                std::int64_t stale_before) {
   // BEGIN IMMEDIATE takes the write lock before the read: a second process waits here (busy
   // timeout) and then sees the first one's claim, so the SELECT and UPDATE act as one step.
   Transaction tx(db_);
@@ -185,8 +162,8 @@ std::optional<Store::ProbeRow> Store::claim_due_probe(const std::string& testbed
   return probe(id);
 }
 
-std::optional<Store::ProbeRow> Store::claim_probe(std::int64_t id, const std::string& owner,
-                                                  std::int64_t now) {
+std::optional<ProbeStore::ProbeRow> ProbeStore::claim_probe(std::int64_t id, const std::string& owner,
+                                                            std::int64_t now) {
   Statement u = db_.prepare(
       "UPDATE probes SET status = 'running', lock_owner = ?2, locked_at = ?3 WHERE id = ?1 AND "
       "status = 'planned'");
@@ -195,7 +172,7 @@ std::optional<Store::ProbeRow> Store::claim_probe(std::int64_t id, const std::st
   return probe(id);
 }
 
-void Store::finish_probe(std::int64_t id, std::optional<std::int64_t> search_id) {
+void ProbeStore::finish_probe(std::int64_t id, std::optional<std::int64_t> search_id) {
   Statement u = db_.prepare("UPDATE probes SET status = 'done', search_id = ?2 WHERE id = ?1");
   u.bind(1, id);
   if (search_id)
@@ -205,14 +182,14 @@ void Store::finish_probe(std::int64_t id, std::optional<std::int64_t> search_id)
   u.run();
 }
 
-void Store::release_probe(std::int64_t id) {
+void ProbeStore::release_probe(std::int64_t id) {
   Statement u = db_.prepare(
       "UPDATE probes SET status = 'planned', lock_owner = NULL, locked_at = NULL WHERE id = ?1 AND "
       "status = 'running'");
   u.bind(1, id).run();
 }
 
-bool Store::cancel_probe(std::int64_t id) {
+bool ProbeStore::cancel_probe(std::int64_t id) {
   if (!probe(id)) throw InputError(fmt::format("no probe {} in store {}", id, path_));
   Statement u = db_.prepare(
       "UPDATE probes SET status = 'cancelled' WHERE id = ?1 AND status IN ('planned', 'running')");

@@ -1,9 +1,9 @@
-// Leases: one owner per search, surface point and probe (DESIGN.md "Security and failure"), and
-// the searches opened and resumed under them.
+#include "store/leases.hpp"
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "store/store.hpp"
+#include "store/sqlite.hpp"
 
 namespace wb::store {
 
@@ -12,8 +12,8 @@ namespace {
 constexpr const char* kLeaseColumns =
     "resource, owner_host, owner_pid, owner_start, acquired_at, heartbeat_at, cancel";
 
-Store::LeaseRow read_lease(const Statement& s) {
-  Store::LeaseRow l;
+LeaseStore::LeaseRow read_lease(const Statement& s) {
+  LeaseStore::LeaseRow l;
   l.resource = s.column_text(0);
   l.owner.host = s.column_text(1);
   l.owner.pid = s.column_int(2);
@@ -28,15 +28,16 @@ std::string search_resource(std::int64_t id) { return fmt::format("search:{}", i
 
 }  // namespace
 
-std::optional<Store::LeaseRow> Store::lease(const std::string& resource) {
+std::optional<LeaseStore::LeaseRow> LeaseStore::lease(const std::string& resource) {
   Statement s = db_.prepare(fmt::format("SELECT {} FROM leases WHERE resource = ?1", kLeaseColumns));
   s.bind(1, resource);
   if (!s.step()) return std::nullopt;
   return read_lease(s);
 }
 
-std::optional<Store::LeaseRow> Store::acquire_lease(const std::string& resource, const OwnerId& owner,
-                                                    double now, const HolderDead& dead) {
+std::optional<LeaseStore::LeaseRow> LeaseStore::acquire_lease(const std::string& resource,
+                                                              const OwnerId& owner, double now,
+                                                              const HolderDead& dead) {
   Transaction tx(db_);
   if (std::optional<LeaseRow> held = lease(resource)) {
     if (held->owner == owner) {
@@ -61,7 +62,7 @@ std::optional<Store::LeaseRow> Store::acquire_lease(const std::string& resource,
   return std::nullopt;
 }
 
-void Store::release_lease(const std::string& resource, const OwnerId& owner) {
+void LeaseStore::release_lease(const std::string& resource, const OwnerId& owner) {
   Statement u = db_.prepare(
       "DELETE FROM leases WHERE resource = ?1 AND owner_host = ?2 AND owner_pid = ?3 AND owner_start = ?4");
   u.bind(1, resource)
@@ -71,13 +72,13 @@ void Store::release_lease(const std::string& resource, const OwnerId& owner) {
   u.run();
 }
 
-void Store::release_leases(const OwnerId& owner) {
+void LeaseStore::release_leases(const OwnerId& owner) {
   Statement u =
       db_.prepare("DELETE FROM leases WHERE owner_host = ?1 AND owner_pid = ?2 AND owner_start = ?3");
   u.bind(1, owner.host).bind(2, owner.pid).bind(3, static_cast<std::int64_t>(owner.start_ticks)).run();
 }
 
-std::vector<std::string> Store::renew_leases(const OwnerId& owner, double now) {
+std::vector<std::string> LeaseStore::renew_leases(const OwnerId& owner, double now) {
   Transaction tx(db_);
   Statement u = db_.prepare(
       "UPDATE leases SET heartbeat_at = ?4 WHERE owner_host = ?1 AND owner_pid = ?2 AND owner_start = ?3");
@@ -93,23 +94,23 @@ std::vector<std::string> Store::renew_leases(const OwnerId& owner, double now) {
   return cancelled;
 }
 
-bool Store::request_cancel(const std::string& resource) {
+bool LeaseStore::request_cancel(const std::string& resource) {
   Statement u = db_.prepare("UPDATE leases SET cancel = 1 WHERE resource = ?1");
   u.bind(1, resource).run();
   return sqlite3_changes(db_.handle()) == 1;
 }
 
-std::int64_t Store::begin_owned_search(const SearchRecord& r, const OwnerId& owner, double now) {
+std::int64_t LeaseStore::begin_owned_search(const SearchRecord& r, const OwnerId& owner, double now) {
   Transaction tx(db_);
-  const std::int64_t id = begin_search(r);
+  const std::int64_t id = searches_.begin_search(r);
   // A new id has no lease; anything left under it belongs to a search deleted by hand.
   acquire_lease(search_resource(id), owner, now, [](const LeaseRow&) { return true; });
   tx.commit();
   return id;
 }
 
-Store::OpenedSearch Store::open_search(const SearchRecord& r, const OwnerId& owner, double now,
-                                       const HolderDead& dead) {
+LeaseStore::OpenedSearch LeaseStore::open_search(const SearchRecord& r, const OwnerId& owner, double now,
+                                                 const HolderDead& dead) {
   Transaction tx(db_);
   OpenedSearch out;
   // `IS` compares a NULL seed equal to a NULL seed.
@@ -137,12 +138,12 @@ Store::OpenedSearch Store::open_search(const SearchRecord& r, const OwnerId& own
   return out;
 }
 
-void Store::set_search_status(std::int64_t id, const std::string& status) {
+void LeaseStore::set_search_status(std::int64_t id, const std::string& status) {
   Statement u = db_.prepare("UPDATE searches SET status = ?2 WHERE id = ?1");
   u.bind(1, id).bind(2, status).run();
 }
 
-std::vector<std::int64_t> Store::mark_interrupted(const HolderDead& dead) {
+std::vector<std::int64_t> LeaseStore::mark_interrupted(const HolderDead& dead) {
   Transaction tx(db_);
   Statement q = db_.prepare(
       "SELECT s.id, l.resource IS NOT NULL FROM searches s LEFT JOIN leases l ON l.resource = 'search:' || "

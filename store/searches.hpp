@@ -1,0 +1,72 @@
+#pragma once
+// Searches and their trials and loads: what each search was asked, every trial it ran, how it
+// ended and the λ* interval it found.
+// One part of store::Store (store/store.hpp), over the database handle the store owns.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sample.hpp"
+#include "core/search_result.hpp"
+#include "core/stats.hpp"
+#include "core/trial.hpp"
+
+namespace wb::store {
+
+class Database;
+
+// What a search was asked to do, as recorded when it starts.
+struct SearchRecord {
+  std::int64_t id = 0;
+  std::string testbed;
+  Sample sample;
+  double confidence = 0, accuracy = 0;
+  std::string policy;
+  std::optional<std::int64_t> seed;
+  std::string options_json;
+  std::string status;
+  std::optional<double> peak_rate;
+  int trials = 0;
+  double cost_s = 0;
+};
+
+struct StoredTrial {
+  std::int64_t search_id = 0;
+  int load_index = 0;
+  TrialResult trial;
+};
+
+class SearchStore {
+ public:
+  explicit SearchStore(Database& db) : db_(db) {}
+
+  std::int64_t begin_search(const SearchRecord& record);
+  void add_trial(std::int64_t search_id, int load_index, const TrialResult& trial);
+  void add_load(std::int64_t search_id, int load_index, const TestLoad& load);
+  void finish_search(std::int64_t search_id, const SearchResult& result);
+
+  std::optional<SearchRecord> search(std::int64_t id);
+  // The latest `limit` searches of `testbed` that found a peak, newest first.
+  std::vector<std::int64_t> found_searches(const std::string& testbed, int limit);
+  std::vector<StoredTrial> trials(std::int64_t search_id);
+  // Ends a fixed-rate run (`workbench trial`, a search of policy "fixed"): status "fixed" with the
+  // mean response time and its CI over the run's trials.
+  void finish_fixed_run(std::int64_t search_id, const MeanInterval& response);
+  std::int64_t count_trials();
+
+  // Ids of the searches of `testbed`, oldest first.
+  std::vector<std::int64_t> search_ids(const std::string& testbed);
+
+  // λ* interval of a finished search (SearchResult::peak_low/high); nullopt when not recorded.
+  struct PeakInterval {
+    double low = 0;
+    std::optional<double> high;  // nullopt: unbounded above
+  };
+  std::optional<PeakInterval> peak_interval(std::int64_t search_id);
+
+ private:
+  Database& db_;
+};
+
+}  // namespace wb::store

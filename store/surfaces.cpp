@@ -1,0 +1,103 @@
+#include "store/surfaces.hpp"
+
+#include <fmt/format.h>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/search_result.hpp"
+#include "store/sqlite.hpp"
+#include "store/store_internal.hpp"
+
+namespace wb::store {
+
+std::optional<SurfaceRecord> SurfaceStore::find_running_surface(const std::string& testbed,
+                                                                const std::string& params_key) {
+  Statement s = db_.prepare(
+      "SELECT id FROM surfaces WHERE testbed = ?1 AND params_key = ?2 AND status != 'done' ORDER BY id DESC "
+      "LIMIT 1");
+  s.bind(1, testbed).bind(2, params_key);
+  if (!s.step()) return std::nullopt;
+  return surface(s.column_int(0));
+}
+
+std::int64_t SurfaceStore::create_surface(const std::string& testbed, const std::string& params_key,
+                                          const std::string& params_json, const std::vector<Sample>& tour) {
+  Transaction tx(db_);
+  Statement s = db_.prepare("INSERT INTO surfaces (testbed, params_key, params_json) VALUES (?1, ?2, ?3)");
+  s.bind(1, testbed).bind(2, params_key).bind(3, params_json).run();
+  std::int64_t id = db_.last_insert_id();
+  for (std::size_t i = 0; i < tour.size(); ++i) {
+    nlohmann::json sample = tour[i].values();
+    Statement p = db_.prepare(
+        "INSERT INTO surface_points (surface_id, position, sample, sample_json) VALUES (?1, ?2, ?3, ?4)");
+    p.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, tour[i].key()).bind(4, sample.dump()).run();
+  }
+  tx.commit();
+  return id;
+}
+
+std::vector<std::int64_t> SurfaceStore::done_surfaces(const std::string& testbed) {
+  Statement q =
+      db_.prepare("SELECT id FROM surfaces WHERE testbed = ?1 AND status = 'done' ORDER BY id DESC");
+  q.bind(1, testbed);
+  std::vector<std::int64_t> ids;
+  while (q.step()) ids.push_back(q.column_int(0));
+  return ids;
+}
+
+std::optional<SurfaceRecord> SurfaceStore::surface(std::int64_t id) {
+  Statement s = db_.prepare("SELECT testbed, params_key, params_json, status FROM surfaces WHERE id = ?1");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  SurfaceRecord r;
+  r.id = id;
+  r.testbed = s.column_text(0);
+  r.params_key = s.column_text(1);
+  r.params_json = s.column_text(2);
+  r.status = s.column_text(3);
+  Statement p = db_.prepare(
+      "SELECT position, sample_json, search_id, slot, start_rate, seeded, seed_elasticity FROM "
+      "surface_points "
+      "WHERE "
+      "surface_id = ?1 "
+      "ORDER BY position");
+  p.bind(1, id);
+  while (p.step()) {
+    SurfacePoint pt;
+    pt.position = static_cast<int>(p.column_int(0));
+    pt.sample = sample_from_json(p.column_text(1));
+    if (!p.column_is_null(2)) pt.search_id = p.column_int(2);
+    if (!p.column_is_null(3)) pt.slot = static_cast<int>(p.column_int(3));
+    if (!p.column_is_null(4)) pt.start_rate = p.column_double(4);
+    pt.seeded = p.column_int(5) != 0;
+    if (!p.column_is_null(6)) pt.seed_elasticity = p.column_double(6);
+    r.points.push_back(std::move(pt));
+  }
+  return r;
+}
+
+std::int64_t SurfaceStore::begin_surface_search(std::int64_t surface_id, int position,
+                                                const SearchRecord& search, int slot, double start_rate,
+                                                bool seeded, double seed_elasticity) {
+  Transaction tx(db_);
+  std::int64_t search_id = searches_.begin_search(search);
+  Statement u = db_.prepare(
+      "UPDATE surface_points SET search_id = ?3, slot = ?4, start_rate = ?5, seeded = ?6, seed_elasticity = "
+      "NULLIF(?7, 0) WHERE surface_id = ?1 AND position = ?2 AND search_id IS NULL");
+  u.bind(1, surface_id).bind(2, std::int64_t{position}).bind(3, search_id).bind(4, std::int64_t{slot});
+  u.bind(5, start_rate).bind(6, std::int64_t{seeded ? 1 : 0}).bind(7, seed_elasticity).run();
+  if (sqlite3_changes(db_.handle()) != 1) {
+    throw Error(fmt::format("surface {} point {} already has a search", surface_id, position));
+  }
+  tx.commit();
+  return search_id;
+}
+
+void SurfaceStore::finish_surface(std::int64_t id, const std::string& status) {
+  Statement s = db_.prepare(
+      "UPDATE surfaces SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1");
+  s.bind(1, id).bind(2, status).run();
+}
+
+}  // namespace wb::store

@@ -1,0 +1,32 @@
+#pragma once
+// A fresh store file in a folder of its own under the system temp folder, removed with the value.
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "store/store.hpp"
+
+namespace wb::test {
+
+struct TempStore {
+  std::filesystem::path dir;
+  store::Store store;
+  explicit TempStore(const std::string& name) : dir(fresh(name)), store((dir / "w.db").string()) {}
+  ~TempStore() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  TempStore(const TempStore&) = delete;
+  TempStore& operator=(const TempStore&) = delete;
+
+ private:
+  static std::filesystem::path fresh(const std::string& name) {
+    auto d = std::filesystem::temp_directory_path() / ("wb_store_" + name + "_" + std::to_string(getpid()));
+    std::filesystem::remove_all(d);
+    std::filesystem::create_directories(d);
+    return d;
+  }
+};
+
+}  // namespace wb::test
