@@ -13,6 +13,16 @@
 
 namespace wb {
 
+std::optional<RunlengthKind> parse_runlength_kind(std::string_view text) {
+  if (text == "fixed") return RunlengthKind::kFixed;
+  if (text == "adaptive") return RunlengthKind::kAdaptive;
+  return std::nullopt;
+}
+
+std::string_view to_string(RunlengthKind kind) {
+  return kind == RunlengthKind::kAdaptive ? "adaptive" : "fixed";
+}
+
 namespace {
 
 const char* const kTopLevel[] = {"testbed", "hosts", "sut", "workload", "factors",
@@ -135,9 +145,10 @@ PeakConfig parse_peak(ConfigSection& p) {
   c.strawman_step = p.number_or("strawman_step", c.linear_step, rate);
   c.strawman_runlength_s = p.number_or("strawman_runlength_s", c.strawman_runlength_s, seconds);
   c.strawman_trials = p.integer_or("strawman_trials", c.strawman_trials, 2, kMaxTrialCount, trials_rule);
-  c.runlength = p.string_or("runlength", c.runlength);
-  if (c.runlength != "fixed" && c.runlength != "adaptive")
-    p.fail("runlength", "must be \"fixed\" or \"adaptive\"");
+  const std::optional<RunlengthKind> runlength =
+      parse_runlength_kind(p.string_or("runlength", std::string(to_string(c.runlength))));
+  if (!runlength) p.fail("runlength", "must be \"fixed\" or \"adaptive\"");
+  c.runlength = *runlength;
   c.min_runlength_s = p.number_or("min_runlength_s", c.min_runlength_s, seconds);
   c.max_runlength_s = p.number_or(
       "max_runlength_s", std::max(c.max_runlength_s, c.min_runlength_s),

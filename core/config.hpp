@@ -19,6 +19,12 @@ class ConfigSection;
 // How the accuracy test that ends a search guards against optional stopping ([peak] sequential).
 enum class Sequential { kBonferroni, kNone };
 
+// How a search picks each load's runlength r ([peak] runlength, policies/runlength.hpp).
+enum class RunlengthKind { kFixed, kAdaptive };
+// "fixed" or "adaptive"; nullopt for anything else.
+std::optional<RunlengthKind> parse_runlength_kind(std::string_view text);
+std::string_view to_string(RunlengthKind kind);
+
 // The peak-rate region and the limits of one search, from [peak] [003 §3.3, Table 2].
 struct PeakConfig {
   // R_sat: the mean response time the expectation models place the peak at (required). The
@@ -47,8 +53,8 @@ struct PeakConfig {
   double strawman_step = 10;          // strawman increment, requests/s (the key defaults to linear_step)
   double strawman_runlength_s = 300;  // strawman: fixed r [003 §3.1]
   int strawman_trials = 10;           // strawman: fixed t per load [003 §3.1]
-  std::string runlength = "fixed";    // "fixed" (runlength_s) or "adaptive" (policies/runlength.hpp)
-  double min_runlength_s = 5;         // adaptive runlength bounds
+  RunlengthKind runlength = RunlengthKind::kFixed;  // fixed: runlength_s
+  double min_runlength_s = 5;                       // adaptive runlength bounds
   double max_runlength_s = 600;
   double seed_step = 1.25;  // first step factor of a seeded search (model-safe)
 };

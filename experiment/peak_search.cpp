@@ -74,8 +74,15 @@ PreparedPeak prepare_peak(const Config& config, const PeakRequest& request) {
                                  fmt::join(names, ", ")));
   }
   make_picker(p.policy, config.peak(), config.peak().start_rate);  // rejects an unknown --policy
-  p.runlength = request.runlength.empty() ? config.peak().runlength : request.runlength;
-  make_runlength_policy(p.runlength);  // rejects an unknown runlength
+  p.runlength = config.peak().runlength;
+  if (!request.runlength.empty()) {
+    const std::optional<RunlengthKind> kind = parse_runlength_kind(request.runlength);
+    if (!kind) {
+      throw InputError(fmt::format("--runlength: unknown runlength policy '{}' (known: fixed, adaptive)",
+                                   request.runlength));
+    }
+    p.runlength = *kind;
+  }
   p.seed = request.seed ? *request.seed : default_seed(config);
   return p;
 }
@@ -114,7 +121,7 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Leases&
   std::optional<TestbedConfig> real = validate_testbed(config);
 
   TestbedHistory history;
-  if (request.seeding || prepared.runlength == "adaptive")
+  if (request.seeding || prepared.runlength == RunlengthKind::kAdaptive)
     history = read_history(store, config.name(), config.peak());
   double start_rate = config.peak().start_rate;
   bool seeded = false;
@@ -151,7 +158,7 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Leases&
                                  {"start_rate", start_rate},
                                  {"seeding", request.seeding},
                                  {"seed_elasticity", seed_elasticity},
-                                 {"runlength", prepared.runlength},
+                                 {"runlength", to_string(prepared.runlength)},
                                  {"runlength_s", options.peak.runlength_s},
                                  {"min_trials", options.peak.min_trials},
                                  {"max_trials", options.peak.max_trials},

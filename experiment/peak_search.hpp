@@ -33,7 +33,7 @@ struct PeakRequest {
 struct PreparedPeak {
   Target target;
   std::string policy;
-  std::string runlength;
+  RunlengthKind runlength = RunlengthKind::kFixed;
   std::uint64_t seed = 0;
 };
 // Throws InputError for a bad target, policy, runlength or testbed.

@@ -149,11 +149,10 @@ class AdaptiveRunlength final : public RunlengthPolicy {
 
 }  // namespace
 
-std::unique_ptr<RunlengthPolicy> make_runlength_policy(const std::string& name,
+std::unique_ptr<RunlengthPolicy> make_runlength_policy(RunlengthKind kind,
                                                        std::vector<VarianceObservation> prior, bool seeded) {
-  if (name == "fixed") return std::make_unique<FixedRunlength>();
-  if (name == "adaptive") return std::make_unique<AdaptiveRunlength>(std::move(prior), seeded);
-  throw InputError(fmt::format("--runlength: unknown runlength policy '{}' (known: fixed, adaptive)", name));
+  if (kind == RunlengthKind::kAdaptive) return std::make_unique<AdaptiveRunlength>(std::move(prior), seeded);
+  return std::make_unique<FixedRunlength>();
 }
 
 }  // namespace wb

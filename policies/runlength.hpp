@@ -42,10 +42,10 @@ class RunlengthPolicy {
   }
 };
 
-// "fixed": always peak.runlength_s. "adaptive": see runlength.cpp; `prior` is the testbed's history
+// kFixed: always peak.runlength_s. kAdaptive: see runlength.cpp; `prior` is the testbed's history
 // from the store (may be empty); `seeded`: the first load is a seed expected at λ*, so it gets the
-// peak's runlength. Throws InputError for another name.
-std::unique_ptr<RunlengthPolicy> make_runlength_policy(const std::string& name,
+// peak's runlength.
+std::unique_ptr<RunlengthPolicy> make_runlength_policy(RunlengthKind kind,
                                                        std::vector<VarianceObservation> prior = {},
                                                        bool seeded = false);
 

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/error.hpp"
 #include "experiment/expectation.hpp"
 #include "harness/sim/random.hpp"
 #include "harness/sim/sim_testbed.hpp"
@@ -79,6 +80,12 @@ ExpectedPeak model_peaks(const Config& c, const std::vector<Sample>& samples) {
 
 namespace {
 
+// A variant names its runlength policy as the config does ("fixed" or "adaptive").
+RunlengthKind runlength_kind(const std::string& name) {
+  if (std::optional<RunlengthKind> kind = parse_runlength_kind(name)) return *kind;
+  throw InputError("bench_policies: unknown runlength '" + name + "'");
+}
+
 std::uint64_t seed_value(int seed) { return static_cast<std::uint64_t>(seed) * 7919 + 17; }
 
 // What a search cost and found, against the sample's truth.
@@ -146,12 +153,12 @@ std::vector<Outcome> run_tour(const Config& c, const std::vector<Sample>& tour,
     const sim::Truth& t = truths.at(s.key());
     if (!swap.empty() && swapped != nullptr) {
       auto other = make_picker(swap, c.peak(), start, seeded, elasticity);
-      auto other_rl = make_runlength_policy(v.runlength, prior, seeded);
+      auto other_rl = make_runlength_policy(runlength_kind(v.runlength), prior, seeded);
       SearchResult r = run_search(s, options, *other, testbed, nullptr, other_rl.get());
       swapped->push_back(outcome_of(r, t, c.peak(), start));
     }
     auto picker = make_picker(v.policy, c.peak(), start, seeded, elasticity);
-    auto rl = make_runlength_policy(v.runlength, prior, seeded);
+    auto rl = make_runlength_policy(runlength_kind(v.runlength), prior, seeded);
     SearchResult r = run_search(s, options, *picker, testbed, nullptr, rl.get());
     Outcome o = outcome_of(r, t, c.peak(), start);
     out.push_back(o);

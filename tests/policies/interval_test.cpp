@@ -26,7 +26,7 @@ TEST_CASE("the λ* interval contains the true λ* in most searches") {
       for (int seed = 1; seed <= seeds; ++seed) {
         sim::SimulatedTestbed tb(*c.sim(), static_cast<std::uint64_t>(seed) * 104729);
         auto picker = make_picker(policy, o.peak, o.peak.start_rate);
-        auto rl = make_runlength_policy("adaptive");
+        auto rl = make_runlength_policy(RunlengthKind::kAdaptive);
         SearchResult r = run_search(s, o, *picker, tb, nullptr, rl.get());
         ++total;
         if (r.status != SearchStatus::kFound) continue;

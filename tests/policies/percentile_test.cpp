@@ -53,7 +53,7 @@ TEST_CASE("a percentile region: searches claim the percentile and end in its tru
       for (std::uint64_t seed = 1; seed <= 6; ++seed) {
         sim::SimulatedTestbed tb(*c.sim(), seed * 7919);
         auto picker = make_picker(policy, o.peak, o.peak.start_rate);
-        auto rl = make_runlength_policy("adaptive");
+        auto rl = make_runlength_policy(RunlengthKind::kAdaptive);
         SearchResult r = run_search(s, o, *picker, tb, nullptr, rl.get());
         ++total;
         if (r.status != SearchStatus::kFound) continue;

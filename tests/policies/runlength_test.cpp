@@ -34,8 +34,9 @@ TestLoad measure(sim::SimulatedTestbed& tb, const Sample& s, double rate, double
 TEST_CASE("fixed runlength is runlength_s — an unknown runlength policy is an input error") {
   PeakConfig p;
   p.runlength_s = 77;
-  CHECK(make_runlength_policy("fixed")->choose(100, {}, p, Target{}) == 77);
-  CHECK_THROWS_AS(make_runlength_policy("sometimes"), InputError);
+  CHECK(make_runlength_policy(RunlengthKind::kFixed)->choose(100, {}, p, Target{}) == 77);
+  CHECK(parse_runlength_kind("adaptive") == RunlengthKind::kAdaptive);
+  CHECK(!parse_runlength_kind("sometimes"));
 }
 
 TEST_CASE("adaptive runlength: shorter far below the peak, at least runlength_s near it") {
@@ -49,7 +50,7 @@ TEST_CASE("adaptive runlength: shorter far below the peak, at least runlength_s 
     std::uint64_t index = 0;
     // What a search has seen after a load far below the peak and one just below the region.
     std::vector<TestLoad> h{measure(tb, s, 50, 60, 3, index, o), measure(tb, s, 125, 60, 3, index, o)};
-    auto policy = make_runlength_policy("adaptive");
+    auto policy = make_runlength_policy(RunlengthKind::kAdaptive);
     double far = policy->choose(40, h, o.peak, o.target);
     double near = policy->choose(137, h, o.peak, o.target);
     INFO("seed " << seed << ": r(40/s) = " << far << " s, r(137/s) = " << near << " s");
@@ -75,7 +76,7 @@ TEST_CASE("adaptive runlength never claims the peak from short trials, and finds
       for (bool adapt : {false, true}) {
         sim::SimulatedTestbed tb(*c.sim(), static_cast<std::uint64_t>(seed));
         auto picker = make_picker("model-safe", o.peak, o.peak.start_rate);
-        auto rl = make_runlength_policy(adapt ? "adaptive" : "fixed");
+        auto rl = make_runlength_policy(adapt ? RunlengthKind::kAdaptive : RunlengthKind::kFixed);
         SearchResult r = run_search(s, o, *picker, tb, nullptr, rl.get());
         (adapt ? adaptive : fixed) += r.cost_s;
         (adapt ? found_adaptive : found_fixed) += r.status == SearchStatus::kFound;
@@ -127,7 +128,7 @@ TEST_CASE("adaptive runlength plans a near-peak load's claims from the look its 
   };
   int previous = 0;
   for (double d : {0.2, 1.0, 2.0, 4.0}) {  // ever noisier trials
-    auto policy = make_runlength_policy("adaptive");
+    auto policy = make_runlength_policy(RunlengthKind::kAdaptive);
     auto h = history(d);
     RunPlan near = policy->plan(125, h, o.peak, o.target);
     INFO("spread ±" << d << " ms at 30 ms: r = " << near.runlength_s << " s, claims from "
@@ -142,6 +143,9 @@ TEST_CASE("adaptive runlength plans a near-peak load's claims from the look its 
   }
   CHECK(previous > looks.front());  // the noisiest history leaves the first looks out
   // Without observations there is nothing to plan from: every look examines the claim.
-  CHECK(make_runlength_policy("adaptive")->plan(125, {}, o.peak, o.target).first_claim_look == 0);
-  CHECK(make_runlength_policy("fixed")->plan(125, history(4.0), o.peak, o.target).first_claim_look == 0);
+  CHECK(make_runlength_policy(RunlengthKind::kAdaptive)->plan(125, {}, o.peak, o.target).first_claim_look ==
+        0);
+  CHECK(make_runlength_policy(RunlengthKind::kFixed)
+            ->plan(125, history(4.0), o.peak, o.target)
+            .first_claim_look == 0);
 }

@@ -210,10 +210,11 @@ TEST_CASE("adaptive runlength gives a seeded first load the peak's runlength, an
   near_peak.trials = 12;
   near_peak.overhead_s = 30;
   std::vector<VarianceObservation> prior{near_peak};
-  double seeded = make_runlength_policy("adaptive", prior, true)->choose(137, {}, p, t);
+  double seeded = make_runlength_policy(RunlengthKind::kAdaptive, prior, true)->choose(137, {}, p, t);
   CHECK(seeded > p.runlength_s);
   CHECK(seeded <= p.max_runlength_s);
-  CHECK(make_runlength_policy("adaptive", prior, false)->choose(137, {}, p, t) == p.runlength_s);
+  CHECK(make_runlength_policy(RunlengthKind::kAdaptive, prior, false)->choose(137, {}, p, t) ==
+        p.runlength_s);
   // No history to estimate the variance from: runlength_s, seeded or not.
-  CHECK(make_runlength_policy("adaptive", {}, true)->choose(137, {}, p, t) == p.runlength_s);
+  CHECK(make_runlength_policy(RunlengthKind::kAdaptive, {}, true)->choose(137, {}, p, t) == p.runlength_s);
 }
