@@ -43,7 +43,7 @@ nlohmann::json probe_json(const Config& config, const store::Store::ProbeRow& p)
   return {{"probe_id", p.id},
           {"mismatch_id", p.mismatch_id},
           {"sample", sample_json(config, p.sample)},
-          {"status", p.status},
+          {"status", to_string(p.status)},
           {"not_before", utc_text(p.not_before)},
           {"priority", p.priority},
           {"attribute", p.attribute},
@@ -79,12 +79,12 @@ int run_list(const CommonOptions& common, const ProbeOptions& o) {
                            "priority", "not before (UTC)", "varies", "sample");
   for (const auto& p : probes) {
     std::cout << fmt::format("{:>5}  {:>8}  {:<10}  {:>8g}  {:<20}  {:<10}  {}{}\n", p.id, p.mismatch_id,
-                             p.status, p.priority, utc_text(p.not_before), p.attribute, p.sample.key(),
-                             p.search_id ? fmt::format("  (search {})", *p.search_id) : "");
+                             to_string(p.status), p.priority, utc_text(p.not_before), p.attribute,
+                             p.sample.key(), p.search_id ? fmt::format("  (search {})", *p.search_id) : "");
   }
   for (const auto& [id, m] : mismatches) {
     std::string center = mismatch_center_text(m);
-    std::cout << fmt::format("mismatch {} at {} ({}): {}{}\n", id, m.sample.key(), m.status,
+    std::cout << fmt::format("mismatch {} at {} ({}): {}{}\n", id, m.sample.key(), to_string(m.status),
                              mismatch_figures_text(m), center.empty() ? "" : "; center " + center);
   }
   return 0;
@@ -117,7 +117,7 @@ int run_run(const CommonOptions& common, const ProbeOptions& o) {
       reclaim_dead_probes(store, leases, config.name());
       std::optional<store::Store::ProbeRow> p = claim_probe(store, leases, config.name(), id);
       if (!p) {
-        std::cerr << fmt::format("probe {}: {}, not run\n", id, store.probe(id)->status);
+        std::cerr << fmt::format("probe {}: {}, not run\n", id, to_string(store.probe(id)->status));
         refused = true;
         continue;
       }
@@ -142,10 +142,11 @@ std::string cancel_probe(store::Store& store, const Leases& leases, std::int64_t
   std::optional<store::Store::LeaseRow> holder;
   {
     store::Transaction tx = store.transaction();
-    const std::string status = store.probe(id)->status;
-    if (status != "planned" && status != "running") return fmt::format("it is {}", status);
+    const store::ProbeState status = store.probe(id)->status;
+    if (status != store::ProbeState::kPlanned && status != store::ProbeState::kRunning)
+      return fmt::format("it is {}", to_string(status));
     holder = store.lease(probe_lease(id));
-    if (status == "planned" || !holder || leases.dead(*holder)) {  // nobody runs it
+    if (status == store::ProbeState::kPlanned || !holder || leases.dead(*holder)) {  // nobody runs it
       store.cancel_probe(id);
       if (holder) store.release_lease(holder->resource, holder->owner);
       tx.commit();
@@ -156,9 +157,10 @@ std::string cancel_probe(store::Store& store, const Leases& leases, std::int64_t
   }
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(kCancelWaitS);
   while (std::chrono::steady_clock::now() < until) {
-    const std::string status = store.probe(id)->status;
-    if (status == "cancelled") return "";
-    if (status != "running") return fmt::format("it ended ({}) before its agent saw the request", status);
+    const store::ProbeState status = store.probe(id)->status;
+    if (status == store::ProbeState::kCancelled) return "";
+    if (status != store::ProbeState::kRunning)
+      return fmt::format("it ended ({}) before its agent saw the request", to_string(status));
     std::optional<store::Store::LeaseRow> l = store.lease(probe_lease(id));
     if (!l || leases.dead(*l)) {  // the agent died meanwhile
       store.cancel_probe(id);

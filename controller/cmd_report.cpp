@@ -28,7 +28,7 @@ nlohmann::json report_json(const Config& config, const TestbedReport& report) {
     nlohmann::json j{
         {"search_id", r.search.id},
         {"sample", sample_json(config, r.search.sample)},
-        {"status", r.search.status},
+        {"status", to_string(r.search.status)},
         {"measured", opt_json(r.search.peak_rate)},
         {"trials", r.search.trials},
         {"cost_s", r.search.cost_s},
@@ -45,11 +45,11 @@ nlohmann::json report_json(const Config& config, const TestbedReport& report) {
     mismatches.push_back({{"mismatch_id", m.id},
                           {"search_id", m.search_id},
                           {"sample", sample_json(config, m.sample)},
-                          {"metric", m.metric},
+                          {"metric", to_string(m.metric)},
                           {"expected", m.expected},
                           {"measured", m.measured},
                           {"ratio", m.ratio},
-                          {"status", m.status},
+                          {"status", to_string(m.status)},
                           {"attributes", nlohmann::json::parse(m.attributes_json)},
                           {"center", m.center ? nlohmann::json(*m.center) : nlohmann::json()},
                           {"center_detail", mismatch_center_json(m)}});
@@ -74,7 +74,7 @@ void print_report(const Config& config, const TestbedReport& report) {
     std::string gap = r.gap ? fmt::format("{:+.1f}%", *r.gap * 100) : std::string("-");
     if (r.gap && std::abs(*r.gap) > kExpectationTolerance) gap += "!";
     fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", r.search.id, r.search.sample.key(),
-               r.search.status, opt_text(r.search.peak_rate),
+               to_string(r.search.status), opt_text(r.search.peak_rate),
                r.expectation ? opt_text(r.expectation->peak_rate) : "-", gap,
                r.expectation ? r.expectation->bottleneck : "");
   }
@@ -89,9 +89,9 @@ void print_report(const Config& config, const TestbedReport& report) {
   if (!report.mismatches.empty()) fmt::print("mismatches:\n");
   for (const auto& m : report.mismatches) {
     std::string center = mismatch_center_text(m);
-    fmt::print("  {:>4}  {:<6} {} ({} {}): {}{}\n", m.id, m.status, m.sample.key(),
-               m.metric == "mean_ms" ? "fixed-rate run" : "search", m.search_id, mismatch_figures_text(m),
-               center.empty() ? "" : "; center " + center);
+    fmt::print("  {:>4}  {:<6} {} ({} {}): {}{}\n", m.id, to_string(m.status), m.sample.key(),
+               m.metric == store::MismatchMetric::kMeanMs ? "fixed-rate run" : "search", m.search_id,
+               mismatch_figures_text(m), center.empty() ? "" : "; center " + center);
   }
 }
 

@@ -63,7 +63,7 @@ nlohmann::json surface_json(const SurfaceReport& r) {
     s["peak_rate"] = p != nullptr ? number_or_null(p->peak_rate) : nlohmann::json(nullptr);
     s["predicted"] = predicted ? number_or_null((*predicted)(row)) : nlohmann::json(nullptr);
     s["search_id"] = p != nullptr && p->search_id ? nlohmann::json(*p->search_id) : nlohmann::json(nullptr);
-    if (p != nullptr && p->search_id) s["search_status"] = p->status;
+    if (p != nullptr && p->search_id) s["search_status"] = p->status ? to_string(*p->status) : "";
     samples.push_back(s);
   }
   for (const PointOutcome& p : r.run.points) trials += p.trials;
@@ -99,7 +99,7 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
   auto cell = [&](Eigen::Index row) {
     const PointOutcome* p = outcome_at(r, row);
     if (p != nullptr && p->peak_rate) return fmt::format("{:.0f}*", *p->peak_rate);
-    if (p != nullptr && p->search_id) return std::string(p->status.empty() ? "running" : p->status);
+    if (p != nullptr && p->search_id) return std::string(p->status ? to_string(*p->status) : "running");
     if (predicted) return fmt::format("{:.0f} ", (*predicted)(row));
     return std::string("- ");
   };

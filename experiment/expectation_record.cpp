@@ -72,7 +72,7 @@ Fidelity expectation_fidelity(const std::vector<MeasuredVsExpected>& rows) {
   Fidelity f;
   int within = 0;
   for (const auto& r : rows) {
-    if (r.search.status != "found" || !r.gap) continue;
+    if (r.search.status != store::SearchState::kFound || !r.gap) continue;
     ++f.n;
     if (std::abs(*r.gap) <= kExpectationTolerance) ++within;
     double ratio = 1 / (1 + *r.gap);  // measured / expected
@@ -91,7 +91,7 @@ TestbedReport testbed_report(const Config& config, const std::string& store_path
   r.store_path = store.path();
   r.searches = measured_vs_expected(store, config.name());
   r.fidelity = expectation_fidelity(r.searches);
-  r.mismatches = store.mismatches(config.name(), false, "");
+  r.mismatches = store.mismatches(config.name(), false, std::nullopt);
   return r;
 }
 

@@ -76,7 +76,7 @@ std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& c
     for (const auto& p : rec->points) {
       if (!p.search_id) continue;
       auto search = store.search(*p.search_id);
-      if (!search || search->status != "found" || !search->peak_rate) continue;
+      if (!search || search->status != store::SearchState::kFound || !search->peak_rate) continue;
       std::vector<double> row;
       for (const auto& f : m.factors) row.push_back(p.sample.numeric(f));
       rows.push_back(row);

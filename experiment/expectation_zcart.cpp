@@ -17,7 +17,8 @@ std::vector<Observation> zcart_observations(const ZCartAttributes& attributes,
                                             const std::vector<MeasuredVsExpected>& rows) {
   std::vector<Observation> observations;
   for (const auto& r : rows) {
-    if (r.search.status != "found" || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate)
+    if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
+        !r.expectation->peak_rate)
       continue;
     if (!(*r.search.peak_rate > 0) || !(*r.expectation->peak_rate > 0)) continue;
     auto values = attributes.encode(r.search.sample);
@@ -172,7 +173,8 @@ std::optional<ZCart> current_zcart(store::Store& store, const Config& config, co
   // store has searches the tree does not.
   std::size_t candidates = 0;
   for (const auto& r : rows) {
-    if (r.search.status != "found" || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate)
+    if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
+        !r.expectation->peak_rate)
       continue;
     if (!(*r.search.peak_rate > 0) || !(*r.expectation->peak_rate > 0)) continue;
     ++candidates;

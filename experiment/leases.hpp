@@ -18,7 +18,9 @@
 namespace wb {
 
 // A search a controller still owns or may resume: running, or interrupted by its controller's end.
-inline bool unfinished(const std::string& status) { return status == "running" || status == "interrupted"; }
+inline bool unfinished(store::SearchState state) {
+  return state == store::SearchState::kRunning || state == store::SearchState::kInterrupted;
+}
 
 // [testbed] lease_timeout_s when a config does not say.
 constexpr double kDefaultLeaseTimeoutS = 15;

@@ -185,7 +185,7 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Leases&
     }
     std::optional<store::SearchRecord> now = store.search(run.search_id);
     if (now && unfinished(now->status)) {
-      store.set_search_status(run.search_id, "running");
+      store.set_search_status(run.search_id, store::SearchState::kRunning);
       run.resumed = true;
       log << fmt::format("workbench: its controller stopped; this one continues search {}\n", run.search_id);
     } else {
@@ -210,7 +210,7 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Leases&
     run.result = run_search(sample, options, *picker, runner, &observer, runlength.get());
   } catch (const Interrupted&) {
     // Resumable: the same command continues it from its stored trials.
-    store.set_search_status(run.search_id, "interrupted");
+    store.set_search_status(run.search_id, store::SearchState::kInterrupted);
     leases.release(store, search_lease(run.search_id));
     throw;
   }

@@ -90,7 +90,7 @@ Recorded record_mismatch(store::Store& store, const Config& config, const ProbeC
     std::set<std::string> taken;
     for (const auto& row : rows) taken.insert(row.search.sample.key());
     for (const auto& p : store.probes(config.name(), true)) {
-      if (p.status != "cancelled") taken.insert(p.sample.key());
+      if (p.status != store::ProbeState::kCancelled) taken.insert(p.sample.key());
     }
     const std::int64_t not_before = probe_not_before(probing, unix_now());
     for (const PlannedProbe& p : plan_probes(m.sample, probe_ranking(attributes, r.ranked), config.factors(),
@@ -117,7 +117,7 @@ std::string probes_text(const Recorded& r, std::optional<std::int64_t> from_prob
 }  // namespace
 
 std::string mismatch_figures_text(const store::Store::MismatchRow& m) {
-  if (m.metric == "mean_ms") {
+  if (m.metric == store::MismatchMetric::kMeanMs) {
     return fmt::format("R {:.3g} ms measured, {:.3g} ms expected (ratio {:.2f})", m.measured, m.expected,
                        m.ratio);
   }
@@ -191,7 +191,8 @@ std::vector<ClassifiedObservation> classified_observations(store::Store& store, 
   if (attributes == nullptr) attributes = &own.emplace(config);
   std::vector<ClassifiedObservation> out;
   for (const auto& r : rows) {
-    if (r.search.status != "found" || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate)
+    if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
+        !r.expectation->peak_rate)
       continue;
     auto values = attributes->encode(r.search.sample);
     if (!values) continue;
@@ -265,7 +266,7 @@ FixedRunCheck check_fixed_run(store::Store& store, const Config& config, const P
   m.testbed = config.name();
   m.search_id = run_id;
   m.sample = sample;
-  m.metric = "mean_ms";
+  m.metric = store::MismatchMetric::kMeanMs;
   m.expected = expected;
   m.measured = response.mean;
   m.ratio = response.mean / expected;

@@ -32,7 +32,7 @@ std::vector<std::int64_t> reclaim_dead_probes(store::Store& store, const Leases&
                                               const std::string& testbed) {
   std::vector<std::int64_t> ids;
   for (const auto& p : store.probes(testbed, false)) {
-    if (p.status != "running") continue;
+    if (p.status != store::ProbeState::kRunning) continue;
     store::Transaction tx = store.transaction();
     std::optional<store::Store::LeaseRow> l = store.lease(probe_lease(p.id));
     if (l && !leases.dead(*l)) continue;
@@ -58,7 +58,7 @@ std::vector<std::int64_t> refine_models(store::Store& store, const Config& confi
   std::vector<std::int64_t> closed;
   // Z-CART learns λ*: only λ* mismatches can be judged by it. A fixed-rate run's mismatch is a
   // mean response time at one rate (ms), and stays open for a person to look at.
-  for (const auto& m : store.mismatches(config.name(), true, "peak_rate")) {
+  for (const auto& m : store.mismatches(config.name(), true, store::MismatchMetric::kPeakRate)) {
     if (!attributes.encode(m.sample)) continue;
     ZCartAnswer a = zcart_predict(tree, attributes, m.sample, m.expected);
     if (std::abs(a.value - m.measured) > probing.tolerance * m.measured) continue;
@@ -75,7 +75,7 @@ namespace {
 // A probe whose search did not finish runs again later (its partial search stays "interrupted"
 // or "failed").
 void release(store::Store& store, const ProbeRunner& runner, std::int64_t id) {
-  if (store.probe(id) && store.probe(id)->status == "running") store.release_probe(id);
+  if (store.probe(id) && store.probe(id)->status == store::ProbeState::kRunning) store.release_probe(id);
   runner.leases.release(store, probe_lease(id));
 }
 

@@ -123,10 +123,10 @@ class Scheduler {
     out.seed_elasticity = p.seed_elasticity;
   }
 
-  void record_finished(PointOutcome& out, const std::string& status, std::optional<double> peak, double cost,
+  void record_finished(PointOutcome& out, store::SearchState status, std::optional<double> peak, double cost,
                        int trials) {
     out.status = status;
-    out.peak_rate = status == "found" ? peak : std::nullopt;
+    out.peak_rate = status == store::SearchState::kFound ? peak : std::nullopt;
     out.cost_s = cost;
     out.trials = trials;
     done_cost_ += cost;
@@ -193,7 +193,7 @@ class Scheduler {
       std::optional<store::SearchRecord> s = store.search(*p.search_id);
       adopt(out, p);
       if (s && unfinished(s->status)) return Job{position, true, false};
-      if (s && out.status.empty()) {  // finished by another controller
+      if (s && !out.status) {  // finished by another controller
         record_finished(out, s->status, s->peak_rate, s->cost_s, s->trials);
         if (out.peak_rate) set_curve(out, stored_loads(store, *p.search_id, o_.search.peak));
       }
@@ -252,7 +252,7 @@ class Scheduler {
       store::Transaction tx = store.transaction();
       if (auto holder = leases.acquire(store, search_lease(search_id)))
         throw Error(describe_holder(fmt::format("search {} of surface {}", search_id, surface_id_), *holder));
-      store.set_search_status(search_id, "running");
+      store.set_search_status(search_id, store::SearchState::kRunning);
       tx.commit();
       for (const store::StoredTrial& t : store.trials(search_id)) recorded.push_back(t.trial);
     } else {
@@ -283,7 +283,7 @@ class Scheduler {
       result = run_search(sample, o_.search, *picker, replay, &observer);
     } catch (...) {
       // The next run (or another controller now) continues it from its stored trials.
-      store.set_search_status(search_id, "interrupted");
+      store.set_search_status(search_id, store::SearchState::kInterrupted);
       leases.release(store, search_lease(search_id));
       leases.release(store, point);
       std::lock_guard lock(mu_);
@@ -307,7 +307,7 @@ class Scheduler {
     out.ran_now = true;
     run_.live_trials += static_cast<int>(replay.live_trials());
     run_.replayed_trials += static_cast<int>(replay.replayed());
-    record_finished(out, to_string(result.status), result.peak_rate, result.cost_s, result.trials);
+    record_finished(out, store::state_of(result.status), result.peak_rate, result.cost_s, result.trials);
     if (out.peak_rate) set_curve(out, result.loads);
     if (o_.log) {
       o_.log(fmt::format("slot {}: {} {}: {} trials, {:.0f} s", slot, sample.key(),

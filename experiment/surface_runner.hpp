@@ -56,10 +56,10 @@ struct SurfaceRunOptions {
 // The outcome of one planned sample.
 struct PointOutcome {
   int position = 0;
-  std::optional<std::int64_t> search_id;  // nullopt: never started (budget)
-  std::string status;                     // search status; "" when never started
-  std::optional<double> peak_rate;        // when found
-  double cost_s = 0;                      // every trial of its search, replayed ones included
+  std::optional<std::int64_t> search_id;     // nullopt: never started (budget)
+  std::optional<store::SearchState> status;  // nullopt when never started
+  std::optional<double> peak_rate;           // when found
+  double cost_s = 0;                         // every trial of its search, replayed ones included
   int trials = 0;
   int slot = 0;
   double start_rate = 0;

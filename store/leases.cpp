@@ -129,7 +129,7 @@ LeaseStore::OpenedSearch LeaseStore::open_search(const SearchRecord& r, const Ow
     out.id = q.column_int(0);
     out.holder = acquire_lease(search_resource(out.id), owner, now, dead);
     if (out.holder) return out;  // a live controller runs it: the transaction changes nothing
-    set_search_status(out.id, "running");
+    set_search_status(out.id, SearchState::kRunning);
     out.resumed = true;
   } else {
     out.id = begin_owned_search(r, owner, now);
@@ -138,9 +138,9 @@ LeaseStore::OpenedSearch LeaseStore::open_search(const SearchRecord& r, const Ow
   return out;
 }
 
-void LeaseStore::set_search_status(std::int64_t id, const std::string& status) {
+void LeaseStore::set_search_status(std::int64_t id, SearchState state) {
   Statement u = db_.prepare("UPDATE searches SET status = ?2 WHERE id = ?1");
-  u.bind(1, id).bind(2, status).run();
+  u.bind(1, id).bind(2, std::string(to_string(state))).run();
 }
 
 std::vector<std::int64_t> LeaseStore::mark_interrupted(const HolderDead& dead) {
@@ -159,7 +159,7 @@ std::vector<std::int64_t> LeaseStore::mark_interrupted(const HolderDead& dead) {
     ids.push_back(id);
   }
   for (std::int64_t id : ids) {
-    set_search_status(id, "interrupted");
+    set_search_status(id, SearchState::kInterrupted);
     Statement d = db_.prepare("DELETE FROM leases WHERE resource = ?1");
     d.bind(1, search_resource(id)).run();
   }

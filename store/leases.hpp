@@ -60,7 +60,7 @@ class LeaseStore {
   // begin_search and its lease in one transaction (a search never exists without its owner).
   std::int64_t begin_owned_search(const SearchRecord& r, const OwnerId& owner, double now);
   // Sets a search's status (running when resumed, interrupted when its controller stopped).
-  void set_search_status(std::int64_t id, const std::string& status);
+  void set_search_status(std::int64_t id, SearchState state);
   // Marks every search still "running" whose lease is missing or held by a dead owner as
   // "interrupted" (and drops the dead lease). Returns their ids.
   std::vector<std::int64_t> mark_interrupted(const HolderDead& dead);

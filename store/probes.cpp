@@ -1,6 +1,8 @@
 #include "store/probes.hpp"
 
 #include <fmt/format.h>
+
+#include <array>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -10,6 +12,19 @@
 namespace wb::store {
 
 namespace {
+
+constexpr std::array<std::string_view, 2> kMismatchStates{"open", "closed"};
+constexpr std::array<std::string_view, 2> kMismatchMetrics{"peak_rate", "mean_ms"};
+constexpr std::array<std::string_view, 4> kProbeStates{"planned", "running", "done", "cancelled"};
+
+// The enum value whose text a column holds; Error for a text no version of workbench writes.
+template <typename E, std::size_t N>
+E parse_column(const std::array<std::string_view, N>& texts, const std::string& text, const char* what) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (texts[i] == text) return static_cast<E>(i);
+  }
+  throw Error(fmt::format("store: unknown {} '{}'", what, text));
+}
 
 constexpr const char* kProbeColumns =
     "id, testbed, mismatch_id, sample_json, attribute, priority, not_before, status, search_id, lock_owner, "
@@ -24,7 +39,7 @@ ProbeStore::ProbeRow read_probe(const Statement& s) {
   p.attribute = s.column_text(4);
   p.priority = s.column_double(5);
   p.not_before = s.column_int(6);
-  p.status = s.column_text(7);
+  p.status = parse_column<ProbeState>(kProbeStates, s.column_text(7), "probe status");
   if (!s.column_is_null(8)) p.search_id = s.column_int(8);
   if (!s.column_is_null(9)) p.lock_owner = s.column_text(9);
   if (!s.column_is_null(10)) p.locked_at = s.column_int(10);
@@ -46,15 +61,23 @@ ProbeStore::MismatchRow read_mismatch(const Statement& s) {
   m.ratio = s.column_double(6);
   m.attributes_json = s.column_text(7);
   if (!s.column_is_null(8)) m.center = s.column_text(8);
-  m.status = s.column_text(9);
+  m.status = parse_column<MismatchState>(kMismatchStates, s.column_text(9), "mismatch status");
   m.created_at = s.column_text(10);
   if (!s.column_is_null(11)) m.closed_at = s.column_text(11);
-  m.metric = s.column_text(12);
+  m.metric = parse_column<MismatchMetric>(kMismatchMetrics, s.column_text(12), "mismatch metric");
   if (!s.column_is_null(13)) m.center_json = s.column_text(13);
   return m;
 }
 
 }  // namespace
+
+std::string_view to_string(MismatchState state) {
+  return kMismatchStates.at(static_cast<std::size_t>(state));
+}
+std::string_view to_string(MismatchMetric metric) {
+  return kMismatchMetrics.at(static_cast<std::size_t>(metric));
+}
+std::string_view to_string(ProbeState state) { return kProbeStates.at(static_cast<std::size_t>(state)); }
 
 std::pair<std::int64_t, std::vector<std::int64_t>> ProbeStore::add_mismatch(
     const MismatchRow& m, const std::vector<ProbeRow>& probes) {
@@ -69,7 +92,7 @@ std::pair<std::int64_t, std::vector<std::int64_t>> ProbeStore::add_mismatch(
     s.bind(9, *m.center);
   else
     s.bind_null(9);
-  s.bind(10, m.metric);
+  s.bind(10, std::string(to_string(m.metric)));
   if (m.center_json.empty())
     s.bind_null(11);
   else
@@ -100,12 +123,12 @@ std::optional<ProbeStore::MismatchRow> ProbeStore::mismatch(std::int64_t id) {
 }
 
 std::vector<ProbeStore::MismatchRow> ProbeStore::mismatches(const std::string& testbed, bool open_only,
-                                                            const std::string& metric) {
+                                                            std::optional<MismatchMetric> metric) {
   Statement s = db_.prepare(fmt::format("SELECT {} FROM mismatches WHERE testbed = ?1 {} {} ORDER BY id",
                                         kMismatchColumns, open_only ? "AND status = 'open'" : "",
-                                        metric.empty() ? "" : "AND metric = ?2"));
+                                        metric ? "AND metric = ?2" : ""));
   s.bind(1, testbed);
-  if (!metric.empty()) s.bind(2, metric);
+  if (metric) s.bind(2, std::string(to_string(*metric)));
   std::vector<MismatchRow> out;
   while (s.step()) out.push_back(read_mismatch(s));
   return out;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,16 @@
 namespace wb::store {
 
 class Database;
+
+// A mismatch's status, and what its expected and measured values are: λ* of a search
+// (requests/s) or the mean response time of a fixed-rate run at one rate (ms).
+enum class MismatchState { kOpen, kClosed };
+enum class MismatchMetric { kPeakRate, kMeanMs };
+// A probe's status: planned (due at not_before), running (claimed by an agent), done, cancelled.
+enum class ProbeState { kPlanned, kRunning, kDone, kCancelled };
+std::string_view to_string(MismatchState state);
+std::string_view to_string(MismatchMetric metric);
+std::string_view to_string(ProbeState state);
 
 class ProbeStore {
  public:
@@ -26,14 +37,12 @@ class ProbeStore {
     Sample sample;
     double expected = 0, measured = 0, ratio = 0;
     std::string attributes_json = "[]";
-    // What expected and measured are: "peak_rate" (λ* of a search, requests/s) or "mean_ms" (the
-    // mean response time of a fixed-rate run at one rate).
-    std::string metric = "peak_rate";
+    MismatchMetric metric = MismatchMetric::kPeakRate;
     std::optional<std::string> center;
     // The centers compared to find `center` (JSON array, see models/mismatch.hpp
     // center_deviations_json); empty when nothing was compared.
     std::string center_json;
-    std::string status = "open";
+    MismatchState status = MismatchState::kOpen;
     std::string created_at, closed_at;  // set by the store
   };
   // A probe scheduled by a mismatch [000 §3.3.2]. not_before and locked_at are unix seconds.
@@ -45,7 +54,7 @@ class ProbeStore {
     std::string attribute;
     double priority = 0;
     std::int64_t not_before = 0;
-    std::string status = "planned";
+    ProbeState status = ProbeState::kPlanned;
     std::optional<std::int64_t> search_id;
     std::optional<std::string> lock_owner;
     std::optional<std::int64_t> locked_at;
@@ -56,11 +65,11 @@ class ProbeStore {
   std::pair<std::int64_t, std::vector<std::int64_t>> add_mismatch(const MismatchRow& m,
                                                                   const std::vector<ProbeRow>& probes);
   std::optional<MismatchRow> mismatch(std::int64_t id);
-  // Mismatches of `testbed` whose metric is `metric` (all metrics when empty), oldest first; only
+  // Mismatches of `testbed` whose metric is `metric` (all metrics when nullopt), oldest first; only
   // the open ones when open_only. The default is λ* mismatches: Z-CART refines λ*, and closing a
   // mismatch compares its prediction with `measured`.
   std::vector<MismatchRow> mismatches(const std::string& testbed, bool open_only,
-                                      const std::string& metric = "peak_rate");
+                                      std::optional<MismatchMetric> metric = MismatchMetric::kPeakRate);
   // Whether some mismatch of `testbed` was recorded at this sample before (by sample key).
   bool has_mismatch_at(const std::string& testbed, const Sample& sample);
   void close_mismatch(std::int64_t id);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +11,33 @@
 #include "store/store_internal.hpp"
 
 namespace wb::store {
+
+namespace {
+
+// The texts of the status column, in SearchState order; the ended ones are SearchStatus's.
+constexpr std::array<std::string_view, 7> kSearchStates{"running", "interrupted", "found", "not-found",
+                                                        "budget",  "failed",      "fixed"};
+
+}  // namespace
+
+std::string_view to_string(SearchState state) { return kSearchStates.at(static_cast<std::size_t>(state)); }
+
+SearchState state_of(SearchStatus status) {
+  switch (status) {
+    case SearchStatus::kFound: return SearchState::kFound;
+    case SearchStatus::kNotFound: return SearchState::kNotFound;
+    case SearchStatus::kBudget: return SearchState::kBudget;
+    case SearchStatus::kFailed: return SearchState::kFailed;
+  }
+  return SearchState::kFailed;
+}
+
+SearchState parse_search_state(std::string_view text) {
+  for (std::size_t i = 0; i < kSearchStates.size(); ++i) {
+    if (kSearchStates[i] == text) return static_cast<SearchState>(i);
+  }
+  throw Error(fmt::format("store: unknown search status '{}'", text));
+}
 
 std::int64_t SearchStore::begin_search(const SearchRecord& r) {
   nlohmann::json sample = r.sample.values();
@@ -74,7 +102,7 @@ void SearchStore::finish_search(std::int64_t id, const SearchResult& r) {
       "UPDATE searches SET status = ?2, peak_rate = ?3, mean_ms = ?4, ci_low_ms = ?5, ci_high_ms = ?6, "
       "message = ?7, peak_low = ?8, peak_high = ?9, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') "
       "WHERE id = ?1");
-  s.bind(1, id).bind(2, std::string(to_string(r.status)));
+  s.bind(1, id).bind(2, std::string(to_string(state_of(r.status))));
   if (r.status == SearchStatus::kFound)
     s.bind(3, r.peak_rate).bind(4, r.response.mean).bind(5, r.response.low).bind(6, r.response.high);
   else
@@ -113,7 +141,7 @@ std::optional<SearchRecord> SearchStore::search(std::int64_t id) {
   r.policy = s.column_text(4);
   if (!s.column_is_null(5)) r.seed = s.column_int(5);
   r.options_json = s.column_text(6);
-  r.status = s.column_text(7);
+  r.status = parse_search_state(s.column_text(7));
   if (!s.column_is_null(8)) r.peak_rate = s.column_double(8);
   r.trials = static_cast<int>(s.column_int(9));
   r.cost_s = s.column_double(10);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/sample.hpp"
@@ -16,6 +17,15 @@ namespace wb::store {
 
 class Database;
 
+// A search's status column: running or interrupted (resumable), a SearchStatus once it ended, or
+// fixed for a fixed-rate run (`workbench trial`).
+enum class SearchState { kRunning, kInterrupted, kFound, kNotFound, kBudget, kFailed, kFixed };
+std::string_view to_string(SearchState state);
+// The state a status column holds; Error for a text no version of workbench writes.
+SearchState parse_search_state(std::string_view text);
+// The state a search that ended with `status` is stored in.
+SearchState state_of(SearchStatus status);
+
 // What a search was asked to do, as recorded when it starts.
 struct SearchRecord {
   std::int64_t id = 0;
@@ -25,7 +35,7 @@ struct SearchRecord {
   std::string policy;
   std::optional<std::int64_t> seed;
   std::string options_json;
-  std::string status;
+  SearchState status = SearchState::kRunning;
   std::optional<double> peak_rate;
   int trials = 0;
   double cost_s = 0;

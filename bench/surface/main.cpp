@@ -140,7 +140,9 @@ Scored score(const SurfacePlan& plan, const std::vector<Eigen::Index>& tour, con
 std::vector<double> found_peaks(const SurfaceRun& run) {
   std::vector<double> p;
   for (const PointOutcome& o : run.points) {
-    if (!o.peak_rate) throw Error(fmt::format("position {}: search {}", o.position, o.status));
+    if (!o.peak_rate)
+      throw Error(
+          fmt::format("position {}: search {}", o.position, o.status ? to_string(*o.status) : "not started"));
     p.push_back(*o.peak_rate);
   }
   return p;

@@ -211,7 +211,7 @@ TEST_CASE("a budget stops starting searches — a later run without it finishes 
   for (const PointOutcome& p : rest.points) {
     INFO("position " << p.position);
     CHECK(p.search_id.has_value());
-    CHECK(p.status == "found");
+    CHECK(p.status == store::SearchState::kFound);
   }
   CHECK(rest.points[0].ran_now == false);  // finished in the first run, not run again
   CHECK(rest.points[0].start_rate == Approx(config.peak().start_rate));

@@ -65,21 +65,21 @@ TEST_CASE("a mismatch and its probes round-trip, skipping samples already measur
   std::int64_t id = plan(store, 3);
   auto m = store.mismatch(id);
   REQUIRE(m);
-  CHECK(m->status == "open");
+  CHECK(m->status == store::MismatchState::kOpen);
   CHECK(m->sample == at(4, 100));
   CHECK(store.has_mismatch_at("t", at(4, 100)));
   CHECK_FALSE(store.has_mismatch_at("t", at(3, 100)));
   auto probes = store.probes("t", false);
   REQUIRE(probes.size() == 3);
   CHECK(probes[0].sample == at(4, 1));  // highest priority first
-  CHECK(probes[0].status == "planned");
+  CHECK(probes[0].status == store::ProbeState::kPlanned);
   // Planning the same samples again (plus the measured mismatch point) adds nothing.
   plan(store, 3);
   CHECK(store.probes("t", true).size() == 3);
   CHECK(store.mismatches("t", true).size() == 2);
   store.close_mismatch(id);
   CHECK(store.mismatches("t", true).size() == 1);
-  CHECK(store.mismatch(id)->status == "closed");
+  CHECK(store.mismatch(id)->status == store::MismatchState::kClosed);
 }
 
 TEST_CASE("only due probes are claimed, a claim is exclusive, and cancel refuses unknown ids") {
@@ -90,7 +90,7 @@ TEST_CASE("only due probes are claimed, a claim is exclusive, and cancel refuses
   CHECK_FALSE(a.claim_due_probe("t", "a", 999));  // not due yet
   auto first = a.claim_due_probe("t", "a", 1000);
   REQUIRE(first);
-  CHECK(first->status == "running");
+  CHECK(first->status == store::ProbeState::kRunning);
   CHECK(first->lock_owner == "a");
   auto second = b.claim_due_probe("t", "b", 1000);
   REQUIRE(second);
@@ -100,10 +100,10 @@ TEST_CASE("only due probes are claimed, a claim is exclusive, and cancel refuses
   a.release_probe(first->id);
   CHECK(b.claim_probe(first->id, "b", 1000));
   b.finish_probe(first->id, std::nullopt);
-  CHECK(b.probe(first->id)->status == "done");
+  CHECK(b.probe(first->id)->status == store::ProbeState::kDone);
   CHECK_FALSE(a.cancel_probe(first->id));
   CHECK(a.cancel_probe(second->id));
-  CHECK(a.probe(second->id)->status == "cancelled");
+  CHECK(a.probe(second->id)->status == store::ProbeState::kCancelled);
   CHECK_THROWS_AS(a.cancel_probe(9999), InputError);
 }
 
@@ -167,7 +167,7 @@ TEST_CASE("two processes claiming at once never get the same probe") {
   REQUIRE(probes.size() == kProbes);
   REQUIRE(claims.size() == kProbes);
   for (const auto& p : probes) {
-    CHECK(p.status == "done");
+    CHECK(p.status == store::ProbeState::kDone);
     CHECK(claims[p.id] == 1);
   }
 }

@@ -20,7 +20,7 @@ wb::SurfaceRun measured_run(const wb::SurfacePlan& plan) {
     wb::PointOutcome p;
     p.position = position++;
     p.search_id = position;
-    p.status = "found";
+    p.status = wb::store::SearchState::kFound;
     p.peak_rate = 1.0 / (0.002 + 0.012 / plan.candidates(row, 0) + 0.015 / plan.candidates(row, 1));
     run.points.push_back(p);
   }

@@ -62,7 +62,7 @@ TEST_CASE("a store of every earlier schema version migrates and keeps its search
     REQUIRE(rec.has_value());
     CHECK(rec->testbed == "tb");
     CHECK(rec->sample.key() == "disks=2");
-    CHECK(rec->status == "found");
+    CHECK(rec->status == store::SearchState::kFound);
     REQUIRE(rec->peak_rate.has_value());
     CHECK(*rec->peak_rate == 123.5);
     auto trials = s.trials(1);

@@ -112,7 +112,7 @@ TEST_CASE("open_search resumes an unfinished search of the same request, or wait
   CHECK(third.id == first.id);
   CHECK(third.resumed);
   CHECK_FALSE(third.holder);
-  CHECK(s.search(first.id)->status == "running");
+  CHECK(s.search(first.id)->status == store::SearchState::kRunning);
 
   // Other options, another sample or a finished search: a new search.
   store::SearchRecord changed = record("2");
@@ -137,9 +137,9 @@ TEST_CASE("mark_interrupted marks running searches of dead or missing owners, no
   std::vector<std::int64_t> marked = s.mark_interrupted(judge);
   std::sort(marked.begin(), marked.end());
   CHECK(marked == std::vector<std::int64_t>{dead, orphan});
-  CHECK(s.search(live)->status == "running");
-  CHECK(s.search(dead)->status == "interrupted");
-  CHECK(s.search(orphan)->status == "interrupted");
+  CHECK(s.search(live)->status == store::SearchState::kRunning);
+  CHECK(s.search(dead)->status == store::SearchState::kInterrupted);
+  CHECK(s.search(orphan)->status == store::SearchState::kInterrupted);
   CHECK_FALSE(s.lease("search:" + std::to_string(dead)));
   // An interrupted search is resumed by the same request.
   store::Store::OpenedSearch again = s.open_search(record("2"), kA, 2, kAlive);

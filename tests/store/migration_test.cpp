@@ -58,7 +58,7 @@ TEST_CASE("a version 4 store migrates to the current version and keeps its searc
 
   auto rec = s.search(1);
   REQUIRE(rec);
-  CHECK(rec->status == "found");
+  CHECK(rec->status == store::SearchState::kFound);
   REQUIRE(rec->peak_rate);
   CHECK(*rec->peak_rate == Approx(137.5));
   auto trials = s.trials(1);
@@ -68,7 +68,7 @@ TEST_CASE("a version 4 store migrates to the current version and keeps its searc
 
   auto ms = s.mismatches("sim-nfs", false);
   REQUIRE(ms.size() == 1);
-  CHECK(ms[0].metric == "peak_rate");
+  CHECK(ms[0].metric == store::MismatchMetric::kPeakRate);
   CHECK_FALSE(ms[0].center);
   CHECK(ms[0].center_json.empty());
   CHECK(ms[0].expected == Approx(60.0));
@@ -103,7 +103,7 @@ TEST_CASE("stage times, fixed-rate runs and response-time mismatches round-trip 
   CHECK(back[1].trial.stage_ms.empty());
   auto rec = s.search(id);
   REQUIRE(rec);
-  CHECK(rec->status == "fixed");
+  CHECK(rec->status == store::SearchState::kFixed);
   CHECK(rec->policy == "fixed");
   CHECK_FALSE(rec->peak_rate);
   CHECK(rec->trials == 2);
@@ -112,7 +112,7 @@ TEST_CASE("stage times, fixed-rate runs and response-time mismatches round-trip 
   m.testbed = "sim-nfs";
   m.search_id = id;
   m.sample = run.sample;
-  m.metric = "mean_ms";
+  m.metric = store::MismatchMetric::kMeanMs;
   m.expected = 4.5;
   m.measured = 7.25;
   m.ratio = 7.25 / 4.5;
@@ -122,13 +122,13 @@ TEST_CASE("stage times, fixed-rate runs and response-time mismatches round-trip 
   CHECK(probes.empty());
   auto got = s.mismatch(mid);
   REQUIRE(got);
-  CHECK(got->metric == "mean_ms");
+  CHECK(got->metric == store::MismatchMetric::kMeanMs);
   CHECK(got->center == std::optional<std::string>("disk"));
   CHECK(got->center_json == m.center_json);
   // The default lists λ* mismatches only (what Z-CART refines); "" lists every metric.
   CHECK(s.mismatches("sim-nfs", true).size() == 1);
-  CHECK(s.mismatches("sim-nfs", true, "mean_ms").size() == 1);
-  CHECK(s.mismatches("sim-nfs", true, "").size() == 2);
+  CHECK(s.mismatches("sim-nfs", true, store::MismatchMetric::kMeanMs).size() == 1);
+  CHECK(s.mismatches("sim-nfs", true, std::nullopt).size() == 2);
 }
 
 TEST_CASE("a surface point keeps the elasticity its seeded search aimed with, none by default") {

@@ -139,7 +139,7 @@ TEST_CASE("a mismatch plans each sample's probe once, and its probes are claimed
   auto first = s.claim_due_probe("demo", "agent-1", 1000);
   REQUIRE(first);
   CHECK(first->id == ids[1]);  // the highest priority runs first
-  CHECK(first->status == "running");
+  CHECK(first->status == store::ProbeState::kRunning);
   CHECK(first->lock_owner == std::string("agent-1"));
   CHECK(!s.claim_probe(ids[1], "agent-2", 1000));  // taken
   auto second = s.claim_due_probe("demo", "agent-2", 1000);
@@ -147,9 +147,9 @@ TEST_CASE("a mismatch plans each sample's probe once, and its probes are claimed
   CHECK(second->id == ids[0]);
   CHECK(!s.claim_due_probe("demo", "agent-3", 1000));  // none left
   s.finish_probe(ids[0], std::nullopt);
-  CHECK(s.probe(ids[0])->status == "done");
+  CHECK(s.probe(ids[0])->status == store::ProbeState::kDone);
   s.release_probe(ids[1]);
-  CHECK(s.probe(ids[1])->status == "planned");
+  CHECK(s.probe(ids[1])->status == store::ProbeState::kPlanned);
   CHECK(!s.probe(ids[1])->lock_owner);
   CHECK(s.probes("demo", false).size() == 1);
   CHECK(s.probes("demo", true).size() == 2);

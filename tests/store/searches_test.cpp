@@ -63,7 +63,7 @@ TEST_CASE("a search's record, trials and end round-trip") {
   CHECK(r->policy == "binsearch");
   CHECK(r->seed == 7);
   CHECK(r->options_json == R"({"runlength_s":10})");
-  CHECK(r->status == "running");
+  CHECK(r->status == store::SearchState::kRunning);
   CHECK(!r->peak_rate);
   CHECK(!s.search(other + 100));
 
@@ -86,7 +86,7 @@ TEST_CASE("a search's record, trials and end round-trip") {
   done.peak_high = std::numeric_limits<double>::infinity();
   s.finish_search(id, done);
   r = s.search(id);
-  CHECK(r->status == "found");
+  CHECK(r->status == store::SearchState::kFound);
   CHECK(r->peak_rate == 150);
   auto interval = s.peak_interval(id);
   REQUIRE(interval);
@@ -97,7 +97,7 @@ TEST_CASE("a search's record, trials and end round-trip") {
   failed.status = SearchStatus::kFailed;
   failed.message = "trial failed twice";
   s.finish_search(other, failed);
-  CHECK(s.search(other)->status == "failed");
+  CHECK(s.search(other)->status == store::SearchState::kFailed);
   CHECK(!s.peak_interval(other));
   CHECK(s.found_searches("demo", 10) == std::vector<std::int64_t>{id});
   CHECK(s.found_searches("sim", 10).empty());
@@ -125,7 +125,7 @@ TEST_CASE("loads are replaced by index, and fixed-rate runs end as fixed") {
   s.finish_fixed_run(id, MeanInterval{3.5, 3.1, 3.9});
   auto r = s.search(id);
   REQUIRE(r);
-  CHECK(r->status == "fixed");
+  CHECK(r->status == store::SearchState::kFixed);
   CHECK(!r->peak_rate);
   CHECK(s.found_searches("demo", 10).empty());
 }
