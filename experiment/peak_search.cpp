@@ -113,39 +113,39 @@ void nap(double seconds) {
 
 }  // namespace
 
-PeakRun run_peak_search(const Config& config, store::Store& store, const Leases& leases, const Sample& sample,
-                        const PeakRequest& request, const PreparedPeak& prepared, std::ostream& log,
-                        const std::function<void(const PeakRun&)>& finish) {
-  SearchOptions options{config.peak(), prepared.target};
-  std::unique_ptr<LoadPicker> picker = make_picker(prepared.policy, config.peak(), config.peak().start_rate);
-  std::optional<TestbedConfig> real = validate_testbed(config);
+namespace {
 
-  TestbedHistory history;
-  if (request.seeding || prepared.runlength == RunlengthKind::kAdaptive)
-    history = read_history(store, config.name(), config.peak());
-  double start_rate = config.peak().start_rate;
+// Where a search starts: [peak] start_rate, or with --seeding a seed from the nearest measured
+// sample (or the expectation model) and the elasticity its picker aims with.
+struct StartChoice {
+  double rate = 0;
   bool seeded = false;
-  double seed_elasticity = 0;
-  if (request.seeding) {
-    if (auto s =
-            choose_seed(sample, history.peaks, config.factors(), expected_peak_for_seeding(config, store))) {
-      start_rate = s->rate;
-      seeded = true;
-      seed_elasticity = s->elasticity;
-      picker = make_picker(prepared.policy, config.peak(), start_rate, true, seed_elasticity);
-      if (request.verbose) {
-        std::string slope =
-            s->elasticity > 0 ? fmt::format("; their curves' elasticity at λ* {:.2f}", s->elasticity) : "";
-        if (s->from.empty())
-          log << fmt::format("seed {:.1f}/s: the expectation model's λ* (no earlier search)\n", s->rate);
-        else
-          log << fmt::format("seed {:.1f}/s from {} earlier search(es) of the nearest sample{}{}\n", s->rate,
-                             s->from.size(), s->scaled ? ", scaled by the expectation model" : "", slope);
-      }
-    }
+  double elasticity = 0;
+};
+
+StartChoice choose_start(const Config& config, store::Store& store, const Sample& sample,
+                         const PeakRequest& request, const TestbedHistory& history, std::ostream& log) {
+  StartChoice start{config.peak().start_rate, false, 0};
+  if (!request.seeding) return start;
+  auto s = choose_seed(sample, history.peaks, config.factors(), expected_peak_for_seeding(config, store));
+  if (!s) return start;
+  start = {s->rate, true, s->elasticity};
+  if (request.verbose) {
+    std::string slope =
+        s->elasticity > 0 ? fmt::format("; their curves' elasticity at λ* {:.2f}", s->elasticity) : "";
+    if (s->from.empty())
+      log << fmt::format("seed {:.1f}/s: the expectation model's λ* (no earlier search)\n", s->rate);
+    else
+      log << fmt::format("seed {:.1f}/s from {} earlier search(es) of the nearest sample{}{}\n", s->rate,
+                         s->from.size(), s->scaled ? ", scaled by the expectation model" : "", slope);
   }
-  std::unique_ptr<RunlengthPolicy> runlength =
-      make_runlength_policy(prepared.runlength, history.variances, seeded);
+  return start;
+}
+
+// The search as recorded: its options are its identity, so a rerun with the same ones resumes it.
+store::SearchRecord search_record(const Config& config, const Sample& sample, const PeakRequest& request,
+                                  const PreparedPeak& prepared, const SearchOptions& options,
+                                  const StartChoice& start) {
   store::SearchRecord rec;
   rec.testbed = config.name();
   rec.sample = sample;
@@ -155,9 +155,9 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Leases&
   rec.seed = static_cast<std::int64_t>(prepared.seed);
   nlohmann::json request_options{{"r_sat_ms", options.peak.r_sat_ms},
                                  {"width", options.peak.region.width},
-                                 {"start_rate", start_rate},
+                                 {"start_rate", start.rate},
                                  {"seeding", request.seeding},
-                                 {"seed_elasticity", seed_elasticity},
+                                 {"seed_elasticity", start.elasticity},
                                  {"runlength", to_string(prepared.runlength)},
                                  {"runlength_s", options.peak.runlength_s},
                                  {"min_trials", options.peak.min_trials},
@@ -169,35 +169,60 @@ PeakRun run_peak_search(const Config& config, store::Store& store, const Leases&
     request_options["l_sat_ms"] = options.peak.region.sat_ms;
   }
   rec.options_json = request_options.dump();
+  return rec;
+}
+
+// One owner per search: resumes an unfinished one with these options, or waits for the live
+// controller that runs it (and takes it over if that one dies).
+PeakRun open_or_wait(store::Store& store, const Leases& leases, const store::SearchRecord& rec,
+                     std::ostream& log) {
   PeakRun run;
-  // One owner per search: resume an unfinished one with these options, or wait for the live
-  // controller that runs it (and take it over if that one dies).
   store::Store::OpenedSearch opened = store.open_search(rec, leases.owner(), lease_clock(), leases.judge());
   run.search_id = opened.id;
   run.resumed = opened.resumed;
-  if (opened.holder) {
-    log << fmt::format(
-        "workbench: {}; waiting for it to end (Ctrl-C stops waiting)\n",
-        describe_holder(fmt::format("search {} of {}", opened.id, sample.key()), *opened.holder));
-    while (leases.acquire(store, search_lease(run.search_id))) {
-      nap(leases.heartbeat_s());
-      check_interrupt();
-    }
-    std::optional<store::SearchRecord> now = store.search(run.search_id);
-    if (now && unfinished(now->status)) {
-      store.set_search_status(run.search_id, store::SearchState::kRunning);
-      run.resumed = true;
-      log << fmt::format("workbench: its controller stopped; this one continues search {}\n", run.search_id);
-    } else {
-      run.finished_by_other = true;
-    }
+  if (!opened.holder) return run;
+  log << fmt::format(
+      "workbench: {}; waiting for it to end (Ctrl-C stops waiting)\n",
+      describe_holder(fmt::format("search {} of {}", opened.id, rec.sample.key()), *opened.holder));
+  while (leases.acquire(store, search_lease(run.search_id))) {
+    nap(leases.heartbeat_s());
+    check_interrupt();
   }
+  std::optional<store::SearchRecord> now = store.search(run.search_id);
+  if (now && unfinished(now->status)) {
+    store.set_search_status(run.search_id, store::SearchState::kRunning);
+    run.resumed = true;
+    log << fmt::format("workbench: its controller stopped; this one continues search {}\n", run.search_id);
+  } else {
+    run.finished_by_other = true;
+  }
+  return run;
+}
+
+}  // namespace
+
+PeakRun run_peak_search(const Config& config, store::Store& store, const Leases& leases, const Sample& sample,
+                        const PeakRequest& request, const PreparedPeak& prepared, std::ostream& log,
+                        const std::function<void(const PeakRun&)>& finish) {
+  SearchOptions options{config.peak(), prepared.target};
+  std::optional<TestbedConfig> real = validate_testbed(config);
+  TestbedHistory history;
+  if (request.seeding || prepared.runlength == RunlengthKind::kAdaptive)
+    history = read_history(store, config.name(), config.peak());
+  const StartChoice start = choose_start(config, store, sample, request, history, log);
+  std::unique_ptr<LoadPicker> picker =
+      start.seeded ? make_picker(prepared.policy, config.peak(), start.rate, true, start.elasticity)
+                   : make_picker(prepared.policy, config.peak(), config.peak().start_rate);
+  std::unique_ptr<RunlengthPolicy> runlength =
+      make_runlength_policy(prepared.runlength, history.variances, start.seeded);
+  PeakRun run =
+      open_or_wait(store, leases, search_record(config, sample, request, prepared, options, start), log);
+
   std::vector<TrialResult> recorded;
   for (const store::StoredTrial& t : store.trials(run.search_id)) recorded.push_back(t.trial);
   if (run.resumed && !recorded.empty())
     log << fmt::format("workbench: resuming search {} of {} from {} stored trial(s)\n", run.search_id,
                        sample.key(), recorded.size());
-
   std::unique_ptr<TrialRunner> testbed;
   if (run.finished_by_other)
     testbed = std::make_unique<NoLiveTrials>(run.search_id);
