@@ -47,75 +47,107 @@ std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points,
   }
 }
 
+// A finished surface's fit options and its found samples, when `sample` shares the levels of every
+// factor outside the surface; nullopt otherwise (or when a newer workbench wrote options this one
+// cannot refit).
+std::optional<Measured> read_measured(store::Store& store, const store::SurfaceRecord& rec,
+                                      const Sample& sample, std::vector<std::vector<double>>& rows,
+                                      std::vector<double>& y) {
+  const nlohmann::json params = nlohmann::json::parse(rec.params_json);
+  Measured m;
+  m.factors = params.at("factors").get<std::vector<std::string>>();
+  try {
+    if (params.contains("model")) m.model = parse_model_kind(params["model"].get<std::string>());
+    if (params.contains("response")) m.response = parse_response_scale(params["response"].get<std::string>());
+    if (params.contains("coding")) m.coding = params["coding"].get<std::string>();
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  Sample base = sample_from_key(params.at("base").get<std::string>());
+  bool same_rest = std::all_of(base.values().begin(), base.values().end(), [&](const auto& kv) {
+    return std::find(m.factors.begin(), m.factors.end(), kv.first) != m.factors.end() ||
+           (sample.has(kv.first) && sample.value(kv.first) == kv.second);
+  });
+  if (!same_rest) return std::nullopt;
+  for (const auto& p : rec.points) {
+    if (!p.search_id) continue;
+    auto search = store.search(*p.search_id);
+    if (!search || search->status != store::SearchState::kFound || !search->peak_rate) continue;
+    std::vector<double> row;
+    for (const auto& f : m.factors) row.push_back(p.sample.numeric(f));
+    rows.push_back(row);
+    y.push_back(*search->peak_rate);
+  }
+  if (rows.empty()) return std::nullopt;
+  return m;
+}
+
+// Codes the surface's factors as map-surface did and places `sample` on them; false when the
+// sample lies outside the measured range (or a factor is no longer numeric).
+bool locate(Measured& m, const Config& config, const Sample& sample,
+            const std::vector<std::vector<double>>& rows, Eigen::RowVectorXd& at) {
+  at.resize(static_cast<Eigen::Index>(m.factors.size()));
+  for (std::size_t k = 0; k < m.factors.size(); ++k) {
+    const Factor* f = config.factor(m.factors[k]);
+    if (f == nullptr || !f->numeric) return false;
+    try {
+      m.codings.push_back(m.coding == "auto"
+                              ? coding_for_levels(f->numeric_levels)
+                              : Coding::from_levels(f->numeric_levels, parse_coding_scale(m.coding)));
+    } catch (const InputError&) {
+      return false;
+    }
+    double v = sample.numeric(m.factors[k]);
+    double lo = rows[0][k], hi = rows[0][k];
+    for (const auto& r : rows) lo = std::min(lo, r[k]), hi = std::max(hi, r[k]);
+    if (v < lo || v > hi) return false;
+    at(static_cast<Eigen::Index>(k)) = v;
+  }
+  return true;
+}
+
+// Leave-one-out: the share of measured samples a refit without them predicts within tolerance.
+std::optional<double> loo_fidelity(const Measured& m) {
+  const Eigen::Index n = m.points.rows();
+  int tried = 0, within = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    Eigen::MatrixXd pts(n - 1, m.points.cols());
+    Eigen::VectorXd ys(n - 1);
+    for (Eigen::Index r = 0, o = 0; r < n; ++r) {
+      if (r == i) continue;
+      pts.row(o) = m.points.row(r);
+      ys(o++) = m.y(r);
+    }
+    std::optional<Surface> loo = try_fit(m, pts, ys);
+    if (!loo) continue;
+    ++tried;
+    double pred = loo->predict(m.points.row(i)).value;
+    if (std::abs(pred - m.y(i)) <= kExpectationTolerance * m.y(i)) ++within;
+  }
+  if (tried == 0) return std::nullopt;
+  return static_cast<double>(within) / tried;
+}
+
 }  // namespace
 
 std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& config, const Sample& sample) {
   for (std::int64_t id : store.done_surfaces(config.name())) {
     std::optional<store::SurfaceRecord> rec = store.surface(id);
     if (!rec) continue;
-    const nlohmann::json params = nlohmann::json::parse(rec->params_json);
-    Measured m;
-    m.factors = params.at("factors").get<std::vector<std::string>>();
-    try {
-      if (params.contains("model")) m.model = parse_model_kind(params["model"].get<std::string>());
-      if (params.contains("response"))
-        m.response = parse_response_scale(params["response"].get<std::string>());
-      if (params.contains("coding")) m.coding = params["coding"].get<std::string>();
-    } catch (const InputError&) {
-      continue;  // written by a newer workbench: not a surface this one can refit
-    }
-    Sample base = sample_from_key(params.at("base").get<std::string>());
-    // Inside the mapped region: every other factor at the surface's level.
-    bool same_rest = std::all_of(base.values().begin(), base.values().end(), [&](const auto& kv) {
-      return std::find(m.factors.begin(), m.factors.end(), kv.first) != m.factors.end() ||
-             (sample.has(kv.first) && sample.value(kv.first) == kv.second);
-    });
-    if (!same_rest) continue;
     std::vector<std::vector<double>> rows;
     std::vector<double> y;
-    for (const auto& p : rec->points) {
-      if (!p.search_id) continue;
-      auto search = store.search(*p.search_id);
-      if (!search || search->status != store::SearchState::kFound || !search->peak_rate) continue;
-      std::vector<double> row;
-      for (const auto& f : m.factors) row.push_back(p.sample.numeric(f));
-      rows.push_back(row);
-      y.push_back(*search->peak_rate);
-    }
-    if (rows.empty()) continue;
-    Eigen::RowVectorXd at(static_cast<Eigen::Index>(m.factors.size()));
-    bool inside = true;
-    for (std::size_t k = 0; k < m.factors.size(); ++k) {
-      const Factor* f = config.factor(m.factors[k]);
-      if (f == nullptr || !f->numeric) {
-        inside = false;
-        break;
-      }
-      try {
-        m.codings.push_back(m.coding == "auto"
-                                ? coding_for_levels(f->numeric_levels)
-                                : Coding::from_levels(f->numeric_levels, parse_coding_scale(m.coding)));
-      } catch (const InputError&) {
-        inside = false;
-        break;
-      }
-      double v = sample.numeric(m.factors[k]);
-      double lo = rows[0][k], hi = rows[0][k];
-      for (const auto& r : rows) lo = std::min(lo, r[k]), hi = std::max(hi, r[k]);
-      if (v < lo || v > hi) inside = false;
-      at(static_cast<Eigen::Index>(k)) = v;
-    }
-    if (!inside) continue;
+    std::optional<Measured> m = read_measured(store, *rec, sample, rows, y);
+    Eigen::RowVectorXd at;
+    if (!m || !locate(*m, config, sample, rows, at)) continue;
     const auto n = static_cast<Eigen::Index>(rows.size());
-    m.points.resize(n, static_cast<Eigen::Index>(m.factors.size()));
-    m.y.resize(n);
+    m->points.resize(n, static_cast<Eigen::Index>(m->factors.size()));
+    m->y.resize(n);
     for (Eigen::Index i = 0; i < n; ++i) {
-      for (std::size_t k = 0; k < m.factors.size(); ++k) {
-        m.points(i, static_cast<Eigen::Index>(k)) = rows[static_cast<std::size_t>(i)][k];
-      }
-      m.y(i) = y[static_cast<std::size_t>(i)];
+      for (std::size_t k = 0; k < m->factors.size(); ++k)
+        m->points(i, static_cast<Eigen::Index>(k)) = rows[static_cast<std::size_t>(i)][k];
+      m->y(i) = y[static_cast<std::size_t>(i)];
     }
-    std::optional<Surface> surface = try_fit(m, m.points, m.y);
+    std::optional<Surface> surface = try_fit(*m, m->points, m->y);
     if (!surface) continue;
     Prediction p = surface->predict(at);
     SurfaceAnswer a;
@@ -125,23 +157,7 @@ std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& c
     a.low = p.value - 2 * se;
     a.high = p.value + 2 * se;
     a.n = static_cast<int>(n);
-    // Leave-one-out: refit without each measured sample and compare with its measurement.
-    int tried = 0, within = 0;
-    for (Eigen::Index i = 0; i < n; ++i) {
-      Eigen::MatrixXd pts(n - 1, m.points.cols());
-      Eigen::VectorXd ys(n - 1);
-      for (Eigen::Index r = 0, o = 0; r < n; ++r) {
-        if (r == i) continue;
-        pts.row(o) = m.points.row(r);
-        ys(o++) = m.y(r);
-      }
-      std::optional<Surface> loo = try_fit(m, pts, ys);
-      if (!loo) continue;
-      ++tried;
-      double pred = loo->predict(m.points.row(i)).value;
-      if (std::abs(pred - m.y(i)) <= kExpectationTolerance * m.y(i)) ++within;
-    }
-    if (tried > 0) a.fidelity = static_cast<double>(within) / tried;
+    a.fidelity = loo_fidelity(*m);
     return a;
   }
   return std::nullopt;
