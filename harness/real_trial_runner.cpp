@@ -319,19 +319,18 @@ std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sam
   return argv;
 }
 
-TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runlength_s,
-                                 std::uint64_t trial_index) {
-  auto started = Clock::now();
-  if (testbed_.sut.restart == Restart::kPerTrial || !sut_ || sut_sample_ != sample) start_sut(sample);
+struct RealTrialRunner::Generator {
+  Host* host;
+  std::unique_ptr<Process> process;
+  std::optional<CommandResult> result;
+};
 
+std::vector<RealTrialRunner::Generator> RealTrialRunner::run_generators(const Sample& sample, double share,
+                                                                        double runlength_s,
+                                                                        std::uint64_t trial_index,
+                                                                        double limit_s) {
   const WorkloadConfig& w = testbed_.workload;
-  double share = rate / static_cast<double>(w.hosts.size());
-  struct Running {
-    Host* host;
-    std::unique_ptr<Process> process;
-    std::optional<CommandResult> result;
-  };
-  std::vector<Running> gens;
+  std::vector<Generator> gens;
   auto stop_all = [&]() noexcept {
     for (auto& g : gens) {
       if (g.process && !g.result) {
@@ -342,17 +341,11 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
       }
     }
   };
-  // The generator's deadline: by then it should have sent its last request and waited out the
-  // last request's timeout; the slack covers its start (connections, a slow host).
-  const double limit_s = w.warmup_s + runlength_s + w.timeout_s + w.deadline_slack_s;
-  // The counters start at zero with this trial's load (not the previous trial's, nor the wait
-  // for readiness).
-  const bool stages = sut_reports_stages(testbed_) && sut_stats(true).has_value();
   try {
     for (std::size_t i = 0; i < w.hosts.size(); ++i) {
       Host& h = host(w.hosts[i]);
       CommandSpec spec{wbload_argv(h, sample, share, runlength_s, trial_index, i), {}, {}, ms(limit_s)};
-      gens.push_back(Running{&h, h.executor->start(spec), std::nullopt});
+      gens.push_back(Generator{&h, h.executor->start(spec), std::nullopt});
     }
     for (;;) {
       bool all = true;
@@ -360,7 +353,7 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
         if (!g.result) g.result = g.process->wait(100ms);
         all = all && g.result.has_value();
       }
-      if (all) break;
+      if (all) return gens;
       if (options_.interrupted && options_.interrupted()) {
         stop_all();
         stop_sut();
@@ -374,9 +367,13 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
     stop_sut();
     throw;
   }
+}
 
+std::vector<LoadResult> RealTrialRunner::gather(const std::vector<Generator>& gens, double share,
+                                                double runlength_s, double limit_s) {
+  const WorkloadConfig& w = testbed_.workload;
   std::vector<LoadResult> parts;
-  for (auto& g : gens) {
+  for (const auto& g : gens) {
     const CommandResult& r = *g.result;
     std::string where = g.host->config->name;
     if (r.timed_out) {
@@ -410,24 +407,13 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
                                p.offered_rate, p.sent, p.completed, p.error_total() + p.timeouts));
     }
   }
-  if (auto dead = sut_->wait(0ms)) {
-    std::string why = tail(dead->err);
-    sut_.reset();
-    sut_sample_.reset();
-    throw Error(fmt::format("the SUT exited during the trial (exit {}): {}", dead->exit_status, why));
-  }
-  LoadResult m = merge_results(parts);
-  std::map<std::string, double> stage_ms;
-  if (stages) {
-    if (auto stats = sut_stats(false)) {
-      try {
-        stage_ms = stage_means_from_refserver_stats(*stats);
-      } catch (const Error& e) {
-        if (options_.log) options_.log(fmt::format("no stage times for this trial: {}", e.what()));
-      }
-    }
-  }
+  return parts;
+}
 
+namespace {
+
+// The trial as the search sees it, from the generators' merged result.
+TrialResult trial_from(const LoadResult& m, double rate, double runlength_s) {
   TrialResult t;
   t.offered_rate = rate;
   t.achieved_rate = m.achieved_rate;
@@ -442,8 +428,42 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
   t.p95_ms = static_cast<double>(hist.percentile_ns(95)) / 1e6;
   t.p99_ms = static_cast<double>(hist.percentile_ns(99)) / 1e6;
   t.max_ms = static_cast<double>(hist.max_ns()) / 1e6;
+  return t;
+}
+
+}  // namespace
+
+TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runlength_s,
+                                 std::uint64_t trial_index) {
+  auto started = Clock::now();
+  if (testbed_.sut.restart == Restart::kPerTrial || !sut_ || sut_sample_ != sample) start_sut(sample);
+  const WorkloadConfig& w = testbed_.workload;
+  const double share = rate / static_cast<double>(w.hosts.size());
+  // The generator's deadline: by then it should have sent its last request and waited out the
+  // last request's timeout; the slack covers its start (connections, a slow host).
+  const double limit_s = w.warmup_s + runlength_s + w.timeout_s + w.deadline_slack_s;
+  // The counters start at zero with this trial's load (not the previous trial's, nor the wait
+  // for readiness).
+  const bool stages = sut_reports_stages(testbed_) && sut_stats(true).has_value();
+  std::vector<LoadResult> parts =
+      gather(run_generators(sample, share, runlength_s, trial_index, limit_s), share, runlength_s, limit_s);
+  if (auto dead = sut_->wait(0ms)) {
+    std::string why = tail(dead->err);
+    sut_.reset();
+    sut_sample_.reset();
+    throw Error(fmt::format("the SUT exited during the trial (exit {}): {}", dead->exit_status, why));
+  }
+  TrialResult t = trial_from(merge_results(parts), rate, runlength_s);
+  if (stages) {
+    if (auto stats = sut_stats(false)) {
+      try {
+        t.stage_ms = stage_means_from_refserver_stats(*stats);
+      } catch (const Error& e) {
+        if (options_.log) options_.log(fmt::format("no stage times for this trial: {}", e.what()));
+      }
+    }
+  }
   t.cost_s = std::chrono::duration<double>(Clock::now() - started).count() + w.overhead_s;
-  t.stage_ms = std::move(stage_ms);
   try {
     check_trial(t);
   } catch (const Error& e) {

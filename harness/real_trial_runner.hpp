@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,8 @@
 #include "harness/testbed_config.hpp"
 
 namespace wb {
+
+struct LoadResult;  // workloads/result.hpp
 
 // Where the programs workbench ships to hosts are on this machine.
 struct ProgramPaths {
@@ -78,6 +81,13 @@ class RealTrialRunner final : public TrialRunner {
   std::optional<nlohmann::json> sut_stats(bool reset);
   std::vector<std::string> wbload_argv(Host& h, const Sample& sample, double rate, double runlength_s,
                                        std::uint64_t trial_index, std::size_t generator_index);
+  struct Generator;
+  // Starts wbload on every generator host and waits for all of them (Interrupted stops them).
+  std::vector<Generator> run_generators(const Sample& sample, double share, double runlength_s,
+                                        std::uint64_t trial_index, double limit_s);
+  // Each generator's checked result; an Error names the host whose run or output was wrong.
+  std::vector<LoadResult> gather(const std::vector<Generator>& gens, double share, double runlength_s,
+                                 double limit_s);
 
   const Config& config_;
   TestbedConfig testbed_;
