@@ -14,7 +14,7 @@ if [[ "${1:-}" == "-n" ]]; then
 fi
 folders=("$@")
 if [[ ${#folders[@]} -eq 0 ]]; then
-  folders=(core policies rsm models store harness workloads sut controller)
+  folders=(core policies rsm models store harness workloads sut experiment controller)
 fi
 
 files=$(find "${folders[@]}" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) | sort)
