@@ -1,12 +1,10 @@
 // `workbench probe list|run|cancel`: the probes scheduled after mismatches [000 §3.3.2].
 #include <fmt/format.h>
 
-#include <chrono>
 #include <ctime>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "controller/cli.hpp"
 #include "controller/peak_report.hpp"
@@ -133,48 +131,6 @@ int run_run(const CommonOptions& common, const ProbeOptions& o) {
   return to_int(refused ? ExitStatus::kNegative : ExitStatus::kOk);
 }
 
-// How long `probe cancel` waits for a running probe's agent to stop it.
-constexpr double kCancelWaitS = 30;
-
-// Cancels probe `id`; a running one through its agent, which stops its search and marks it
-// cancelled. Returns "" when cancelled, else why not.
-std::string cancel_probe(store::Store& store, const Leases& leases, std::int64_t id) {
-  std::optional<store::Store::LeaseRow> holder;
-  {
-    store::Transaction tx = store.transaction();
-    const store::ProbeState status = store.probe(id)->status;
-    if (status != store::ProbeState::kPlanned && status != store::ProbeState::kRunning)
-      return fmt::format("it is {}", to_string(status));
-    holder = store.lease(probe_lease(id));
-    if (status == store::ProbeState::kPlanned || !holder || leases.dead(*holder)) {  // nobody runs it
-      store.cancel_probe(id);
-      if (holder) store.release_lease(holder->resource, holder->owner);
-      tx.commit();
-      return "";
-    }
-    store.request_cancel(probe_lease(id));
-    tx.commit();
-  }
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(kCancelWaitS);
-  while (std::chrono::steady_clock::now() < until) {
-    const store::ProbeState status = store.probe(id)->status;
-    if (status == store::ProbeState::kCancelled) return "";
-    if (status != store::ProbeState::kRunning)
-      return fmt::format("it ended ({}) before its agent saw the request", to_string(status));
-    std::optional<store::Store::LeaseRow> l = store.lease(probe_lease(id));
-    if (!l || leases.dead(*l)) {  // the agent died meanwhile
-      store.cancel_probe(id);
-      return "";
-    }
-    check_interrupt();
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return fmt::format(
-      "its agent {} was asked to stop it and has not within {:.0f} s; it stops at its next "
-      "trial (see `workbench probe list`)",
-      holder->owner.describe(), kCancelWaitS);
-}
-
 int run_cancel(const CommonOptions& common, const ProbeOptions& o) {
   if (o.ids.empty()) throw InputError("probe cancel: give the ids of the probes to cancel");
   Config config = Config::load(common.config);
@@ -194,7 +150,7 @@ int run_cancel(const CommonOptions& common, const ProbeOptions& o) {
       cancelled.push_back(id);
       if (!common.json) std::cout << fmt::format("probe {} cancelled\n", id);
     } else {
-      refused.push_back({{"probe_id", id}, {"status", store.probe(id)->status}, {"reason", why}});
+      refused.push_back({{"probe_id", id}, {"status", to_string(store.probe(id)->status)}, {"reason", why}});
       if (!common.json) std::cout << fmt::format("probe {} not cancelled: {}\n", id, why);
     }
   }

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <ostream>
+#include <thread>
 
 #include "core/error.hpp"
 #include "experiment/expectation_zcart.hpp"
@@ -129,6 +131,50 @@ int run_due_probes(store::Store& store, const ProbeRunner& runner, int max) {
     ++ran;
   }
   return ran;
+}
+
+namespace {
+
+// How long `probe cancel` waits for a running probe's agent to stop it.
+constexpr double kCancelWaitS = 30;
+
+}  // namespace
+
+std::string cancel_probe(store::Store& store, const Leases& leases, std::int64_t id) {
+  std::optional<store::Store::LeaseRow> holder;
+  {
+    store::Transaction tx = store.transaction();
+    const store::ProbeState status = store.probe(id)->status;
+    if (status != store::ProbeState::kPlanned && status != store::ProbeState::kRunning)
+      return fmt::format("it is {}", to_string(status));
+    holder = store.lease(probe_lease(id));
+    if (status == store::ProbeState::kPlanned || !holder || leases.dead(*holder)) {  // nobody runs it
+      store.cancel_probe(id);
+      if (holder) store.release_lease(holder->resource, holder->owner);
+      tx.commit();
+      return "";
+    }
+    store.request_cancel(probe_lease(id));
+    tx.commit();
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(kCancelWaitS);
+  while (std::chrono::steady_clock::now() < until) {
+    const store::ProbeState status = store.probe(id)->status;
+    if (status == store::ProbeState::kCancelled) return "";
+    if (status != store::ProbeState::kRunning)
+      return fmt::format("it ended ({}) before its agent saw the request", to_string(status));
+    std::optional<store::Store::LeaseRow> l = store.lease(probe_lease(id));
+    if (!l || leases.dead(*l)) {  // the agent died meanwhile
+      store.cancel_probe(id);
+      return "";
+    }
+    check_interrupt();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return fmt::format(
+      "its agent {} was asked to stop it and has not within {:.0f} s; it stops at its next "
+      "trial (see `workbench probe list`)",
+      holder->owner.describe(), kCancelWaitS);
 }
 
 }  // namespace wb

@@ -49,6 +49,11 @@ std::optional<std::int64_t> run_claimed_probe(store::Store& store, const ProbeRu
 // included). Stops early (by exception) on an interrupt.
 int run_due_probes(store::Store& store, const ProbeRunner& runner, int max);
 
+// Cancels probe `id` (`workbench probe cancel`): a planned one, or a running one whose agent is
+// gone, at once; a live agent's through a cancel request it sees at its next heartbeat, waiting up
+// 30 s for it. Returns "" when cancelled, else why not.
+std::string cancel_probe(store::Store& store, const Leases& leases, std::int64_t id);
+
 // Brings the testbed's stored Z-CART tree up to date with every stored observation (update_zcart),
 // stores it, and closes each open mismatch whose measured λ* it now predicts within the probing
 // tolerance. Returns the ids of the mismatches closed.

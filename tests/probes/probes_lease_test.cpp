@@ -156,4 +156,8 @@ TEST_CASE("probe cancel stops a running probe through its agent") {
   auto again = workbench({"probe", "cancel", "--config", config.string(), "--store", store, id});
   CHECK(again.exit_code == 1);
   CHECK(again.out.find("not cancelled: it is cancelled") != std::string::npos);
+  auto again_json =
+      workbench({"probe", "cancel", "--config", config.string(), "--store", store, id, "--json"});
+  INFO(again_json.out);
+  CHECK(json::parse(again_json.out)["not_cancelled"][0]["status"] == "cancelled");  // by name
 }
