@@ -42,19 +42,6 @@ nlohmann::json trial_json(const TrialResult& t, bool sat) {
   return j;
 }
 
-nlohmann::json centers_json(const CenterCheck& c) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& d : c.centers) {
-    out.push_back({{"center", d.center},
-                   {"stages", d.stages},
-                   {"predicted_ms", d.predicted_ms},
-                   {"measured_ms", d.measured_ms},
-                   {"deviation", std::isfinite(d.deviation) ? nlohmann::json(d.deviation) : nlohmann::json()},
-                   {"share", d.share}});
-  }
-  return out;
-}
-
 // DESIGN.md "Command contracts": trial --json.
 nlohmann::json fixed_run_json(const Config& config, const FixedRunRequest& r, const FixedRunResult& f) {
   nlohmann::json tj = nlohmann::json::array();
@@ -86,7 +73,7 @@ nlohmann::json fixed_run_json(const Config& config, const FixedRunRequest& r, co
             {"bottleneck", check.bottleneck}}},
           {"tolerance", f.tolerance},
           {"mismatch", mismatch},
-          {"centers", centers_json(check.centers)},
+          {"centers", deviations_json(check.centers.centers)},
           {"cost_s", f.cost_s}};
 }
 

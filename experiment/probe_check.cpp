@@ -39,19 +39,6 @@ std::string ranking_text(const std::vector<RankedAttribute>& ranked) {
   return out;
 }
 
-nlohmann::json deviations_json(const std::vector<CenterDeviation>& centers) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& d : centers) {
-    out.push_back({{"center", d.center},
-                   {"stages", d.stages},
-                   {"predicted_ms", d.predicted_ms},
-                   {"measured_ms", d.measured_ms},
-                   {"deviation", std::isfinite(d.deviation) ? nlohmann::json(d.deviation) : nlohmann::json()},
-                   {"share", d.share}});
-  }
-  return out;
-}
-
 void set_center(store::Store::MismatchRow& m, const CenterCheck& c) {
   if (!c.worst) return;
   m.center = c.worst->center;
@@ -115,6 +102,19 @@ std::string probes_text(const Recorded& r, std::optional<std::int64_t> from_prob
 }
 
 }  // namespace
+
+nlohmann::json deviations_json(const std::vector<CenterDeviation>& centers) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : centers) {
+    out.push_back({{"center", d.center},
+                   {"stages", d.stages},
+                   {"predicted_ms", d.predicted_ms},
+                   {"measured_ms", d.measured_ms},
+                   {"deviation", std::isfinite(d.deviation) ? nlohmann::json(d.deviation) : nlohmann::json()},
+                   {"share", d.share}});
+  }
+  return out;
+}
 
 std::string mismatch_figures_text(const store::Store::MismatchRow& m) {
   if (m.metric == store::MismatchMetric::kMeanMs) {

@@ -70,6 +70,10 @@ std::string mismatch_center_text(const store::Store::MismatchRow& m);
 // share}; null when it has none.
 nlohmann::json mismatch_center_json(const store::Store::MismatchRow& m);
 
+// The compared centers as JSON: [{center, stages, predicted_ms, measured_ms, deviation (null when
+// not finite), share}].
+nlohmann::json deviations_json(const std::vector<CenterDeviation>& centers);
+
 // The testbed's found searches with an expectation, classified by the mismatch rule, for the
 // information-gain ranking over the Z-CART attributes (experiment/zcart_attributes.hpp; samples
 // it cannot encode are left out). `attributes`: the config's, built here when null.
