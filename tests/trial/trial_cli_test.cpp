@@ -20,7 +20,7 @@ using wb::test::workbench;
 
 namespace {
 
-const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+using wb::test::kSimConfig;
 
 // configs/sim.toml with the disk of [sim] (not of [model]) taking 30 ms instead of 15.
 fs::path slow_disk_config(const fs::path& dir) {
