@@ -200,16 +200,16 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
   // there is no other: with four disks the slow one costs less than the tolerance. (A four-disk
   // search may end not-found: at ~1700/s the 1 s trials on this machine are noisy.)
   auto searches = query_rows(store,
-                        "SELECT s.sample, s.status, COUNT(m.id), MAX(m.ratio) FROM searches s LEFT JOIN "
-                        "mismatches m ON m.search_id = s.id GROUP BY s.id");
+                             "SELECT s.sample, s.status, COUNT(m.id), MAX(m.ratio) FROM searches s LEFT JOIN "
+                             "mismatches m ON m.search_id = s.id GROUP BY s.id");
   REQUIRE(searches.size() == 4);
   // Every load of those searches, for a failure's message: a one-disk search that ends not-found
   // shows how its bracket collapsed.
   std::string loads_seen;
   for (const auto& l : query_rows(store,
-                             "SELECT s.sample, l.rate, l.trials, l.runlength_s, l.mean_ms, l.ci_low_ms, "
-                             "l.ci_high_ms, l.saturated, l.verdict FROM loads l JOIN searches s ON "
-                             "s.id = l.search_id ORDER BY l.search_id, l.load_index")) {
+                                  "SELECT s.sample, l.rate, l.trials, l.runlength_s, l.mean_ms, l.ci_low_ms, "
+                                  "l.ci_high_ms, l.saturated, l.verdict FROM loads l JOIN searches s ON "
+                                  "s.id = l.search_id ORDER BY l.search_id, l.load_index")) {
     loads_seen += "\n  " + l[0] + " " + l[1] + "/s: " + l[2] + " x " + l[3] + " s, mean " + l[4] + " ms [" +
                   l[5] + ", " + l[6] + "]" + (l[7] == "1" ? " saturated" : "") + " " + l[8];
   }
@@ -318,7 +318,7 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
     // four-disk and two-disk searches known, disks (or the bottleneck, above) explains the
     // mismatches strictly better than threads.
     auto ranked = query_rows(store, "SELECT attributes_json, ratio FROM mismatches WHERE search_id = " +
-                                   std::to_string(truth["search_id"].get<std::int64_t>()));
+                                        std::to_string(truth["search_id"].get<std::int64_t>()));
     REQUIRE(ranked.size() == 1);
     json attrs = json::parse(ranked[0][0]);
     INFO(ranked[0][0]);

@@ -44,7 +44,9 @@ inline fs::path deviating_config(const fs::path& dir) {
 
 // A bound against a hang, not a speed check: under the sanitizers one map-surface or agent run
 // here takes minutes (see CMakeLists.txt).
-inline wb::test::RunResult workbench(std::vector<std::string> args) { return run_workbench(std::move(args), 400s); }
+inline wb::test::RunResult workbench(std::vector<std::string> args) {
+  return run_workbench(std::move(args), 400s);
+}
 
 inline json run_json(const std::vector<std::string>& args) {
   auto r = workbench(args);
