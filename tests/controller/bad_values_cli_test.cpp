@@ -10,22 +10,13 @@
 #include <fstream>
 
 #include "tests/core/bad_values.hpp"
-#include "tests/sut/child_process.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using namespace wb::test;
 
 namespace {
-
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_bad_values_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 // Runs workbench and checks the contract for bad input; returns its stderr.
 std::string refused(std::vector<std::string> args) {
@@ -45,7 +36,7 @@ std::string refused(std::vector<std::string> args) {
 }  // namespace
 
 TEST_CASE("workbench peak refuses every bad config number at once, naming file, line and key") {
-  const fs::path dir = fresh_dir("config");
+  const fs::path dir = temp_dir("bad_values", "config");
   for (const auto& c : wb::test::bad_values()) {
     int line = 0;
     const std::string text = wb::test::apply(c, &line);
@@ -61,7 +52,7 @@ TEST_CASE("workbench peak refuses every bad config number at once, naming file, 
 }
 
 TEST_CASE("workbench refuses NaN, infinite, overflowing and out-of-range numbers on its command line") {
-  const fs::path dir = fresh_dir("flags");
+  const fs::path dir = temp_dir("bad_values", "flags");
   const std::string store = (dir / "new.db").string();
   const std::vector<std::vector<std::string>> bad{
       {"trial", "--rate", "nan"},

@@ -13,14 +13,14 @@
 #include <sstream>
 
 #include "tests/controller/demo_copy.hpp"
-#include "tests/sut/child_process.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 
 json calibrate(const std::string& config, const std::string& store, const std::string& set,
                const std::string& runlength) {
@@ -41,11 +41,7 @@ json calibrate(const std::string& config, const std::string& store, const std::s
 
 TEST_CASE(
     "model calibrate --method utilization: D = U/X of refserver's disks matches their configured time") {
-  fs::path dir = fs::temp_directory_path() / ("wb_calibration_refserver_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::string config = wb::test::demo_copy(dir);
-  std::string store = (dir / "w.db").string();
+  const auto [dir, config, store] = wb::test::demo_testbed("calibration_refserver");
 
   // db_tp: every request one disk operation of exponential time, mean 0.96 × 5 + 0.04 × 1.5 =
   // 4.86 ms. At 100/s for 4 s (plus warm-up) ~450 operations: a standard error of ~5% for their

@@ -14,38 +14,18 @@
 #include <thread>
 
 #include "tests/support/store_query.hpp"
-#include "tests/sut/child_process.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-using wb::test::query;
+using namespace wb::test;
 
 namespace {
-
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_crash_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 // configs/sim.toml with a longer runlength, so that each simulated trial takes real time and a
 // search lasts long enough for kills to land inside it.
 fs::path slow_config(const fs::path& dir, int runlength_s) {
-  std::ifstream in(kSimConfig);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  const std::string key = "runlength_s = 60";
-  auto at = text.find(key);
-  REQUIRE(at != std::string::npos);
-  text.replace(at, key.size(), "runlength_s = " + std::to_string(runlength_s));
-  fs::path out = dir / "slow.toml";
-  std::ofstream(out) << text;
-  return out;
+  return wb::test::slow_sim_config(dir, runlength_s, false);
 }
 
 std::vector<std::string> peak_args(const fs::path& config, const std::string& db) {
@@ -61,7 +41,7 @@ const std::string kTrialsSql =
 }  // namespace
 
 TEST_CASE("peak killed with SIGKILL at 30 random moments ends as an uninterrupted run does") {
-  fs::path dir = fresh_dir("peak_kill");
+  fs::path dir = temp_dir("crash", "peak_kill");
   fs::path config = slow_config(dir, 600);
   const std::string ref_db = (dir / "ref.db").string();
   auto t0 = std::chrono::steady_clock::now();
@@ -92,21 +72,12 @@ TEST_CASE("peak killed with SIGKILL at 30 random moments ends as an uninterrupte
     for (;;) {
       REQUIRE(attempts++ < 300);  // bounded: a run that never finishes fails the test
       wb::test::ChildProcess child(peak_args(config, db));
-      if (killed < 30) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(delay(rng)));
-        if (!child.wait_exit(0ms)) {
-          child.send_signal(SIGKILL);
-          auto code = child.wait_exit(30s);
-          REQUIRE(code);
-          if (*code == 128 + SIGKILL) {
-            ++killed;
-            if (fs::exists(db) &&
-                !query(db, "SELECT name FROM sqlite_master WHERE name = 'leases'").empty() &&
-                !query(db, "SELECT id FROM searches WHERE status = 'running'").empty())
-              ++killed_mid_search;
-            continue;
-          }
-        }
+      if (killed < 30 && wb::test::killed_after(child, std::chrono::milliseconds(delay(rng)))) {
+        ++killed;
+        if (fs::exists(db) && !query(db, "SELECT name FROM sqlite_master WHERE name = 'leases'").empty() &&
+            !query(db, "SELECT id FROM searches WHERE status = 'running'").empty())
+          ++killed_mid_search;
+        continue;
       }
       auto code = child.wait_exit(300s);
       REQUIRE(code);
@@ -135,7 +106,7 @@ TEST_CASE("peak killed with SIGKILL at 30 random moments ends as an uninterrupte
 }
 
 TEST_CASE("a search whose controller was killed shows as interrupted, then resumes") {
-  fs::path dir = fresh_dir("interrupted");
+  fs::path dir = temp_dir("crash", "interrupted");
   fs::path config = slow_config(dir, 600);
   const std::string db = (dir / "w.db").string();
   {
@@ -166,7 +137,7 @@ TEST_CASE("a search whose controller was killed shows as interrupted, then resum
 }
 
 TEST_CASE("two peaks on one store at once run the search once, and both report it") {
-  fs::path dir = fresh_dir("two_peaks");
+  fs::path dir = temp_dir("crash", "two_peaks");
   fs::path config = slow_config(dir, 300);
   for (int round = 0; round < 10; ++round) {
     INFO("round " << round);
@@ -188,7 +159,7 @@ TEST_CASE("two peaks on one store at once run the search once, and both report i
 }
 
 TEST_CASE("two map-surface on one store at once share its points: every search runs once") {
-  fs::path dir = fresh_dir("two_surfaces");
+  fs::path dir = temp_dir("crash", "two_surfaces");
   auto args = [&](const std::string& db) {
     return std::vector<std::string>{kWorkbench,  "map-surface",   "--config", kSimConfig, "--store", db,
                                     "--factors", "disks,threads", "--points", "8",        "--json"};

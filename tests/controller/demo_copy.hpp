@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 namespace wb::test {
@@ -27,6 +28,17 @@ inline std::string demo_copy(const std::filesystem::path& dir) {
   std::filesystem::path p = dir / "configs" / "demo.toml";
   std::ofstream(p) << text;
   return p.string();
+}
+
+// A fresh temporary folder `name` holding demo_copy, and the path of a store in it.
+struct DemoTestbed {
+  std::filesystem::path dir;
+  std::string config;
+  std::string store;
+};
+inline DemoTestbed demo_testbed(const std::string& name) {
+  std::filesystem::path dir = temp_dir(name, "demo");
+  return {dir, demo_copy(dir), (dir / "w.db").string()};
 }
 
 }  // namespace wb::test

@@ -7,36 +7,32 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "tests/sut/child_process.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using namespace wb::test;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
-const std::string kDemoConfig = std::string(WB_SOURCE_DIR) + "/configs/demo.toml";
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_map_surface_cli_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+wb::test::RunResult workbench(std::vector<std::string> args) {
+  return wb::test::run_workbench(std::move(args), 300s);
 }
 
-wb::test::RunResult workbench(std::vector<std::string> args) {
-  args.insert(args.begin(), kWorkbench);
-  return wb::test::run_to_exit(args, 300s);
+// map-surface over disks and threads of configs/sim.toml into the store `dir`/w.db, with `more`
+// arguments.
+wb::test::RunResult map_surface_sim(const fs::path& dir, const std::vector<std::string>& more) {
+  std::vector<std::string> args{"map-surface",           "--config",  kSimConfig,     "--store",
+                                (dir / "w.db").string(), "--factors", "disks,threads"};
+  args.insert(args.end(), more.begin(), more.end());
+  return workbench(args);
 }
 
 }  // namespace
 
 TEST_CASE("map-surface --json: every candidate sample, the measured ones with λ*, the fit and the cost") {
-  fs::path dir = fresh_dir("json");
-  std::string store = (dir / "w.db").string();
-  auto r = workbench({"map-surface", "--config", kSimConfig, "--store", store, "--factors", "disks,threads",
-                      "--design", "dopt", "--points", "8", "--json"});
+  fs::path dir = temp_dir("map_surface_cli", "json");
+  auto r = map_surface_sim(dir, {"--design", "dopt", "--points", "8", "--json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
@@ -83,8 +79,7 @@ TEST_CASE("map-surface --json: every candidate sample, the measured ones with λ
   CHECK(j["this_run"]["trials_run"] == j["trials"]);
 
   // A saturated design (6 points for 6 terms) fits exactly and has no LOO MAPE.
-  auto s6 = workbench({"map-surface", "--config", kSimConfig, "--store", store, "--factors", "disks,threads",
-                       "--points", "6", "--json"});
+  auto s6 = map_surface_sim(dir, {"--points", "6", "--json"});
   REQUIRE(s6.exit_code == 0);
   auto j6 = nlohmann::json::parse(s6.out);
   CHECK(j6["fit"]["mape_loo"].is_null());
@@ -92,10 +87,8 @@ TEST_CASE("map-surface --json: every candidate sample, the measured ones with λ
 }
 
 TEST_CASE("map-surface human output: the λ* table with measured cells starred, coefficients, MAPE, cost") {
-  fs::path dir = fresh_dir("human");
-  std::string store = (dir / "w.db").string();
-  auto r = workbench({"map-surface", "--config", kSimConfig, "--store", store, "--factors", "disks,threads",
-                      "--points", "8", "--parallel", "2", "--seeding"});
+  fs::path dir = temp_dir("map_surface_cli", "human");
+  auto r = map_surface_sim(dir, {"--points", "8", "--parallel", "2", "--seeding"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("disks\\threads") != std::string::npos);
@@ -111,7 +104,7 @@ TEST_CASE("map-surface human output: the λ* table with measured cells starred, 
 }
 
 TEST_CASE("map-surface rejects bad input before it touches the store") {
-  fs::path dir = fresh_dir("bad");
+  fs::path dir = temp_dir("map_surface_cli", "bad");
   fs::path store = dir / "w.db";
   auto r1 = workbench(
       {"map-surface", "--config", kSimConfig, "--store", store.string(), "--factors", "disks,nope"});
@@ -136,7 +129,7 @@ TEST_CASE("map-surface rejects bad input before it touches the store") {
 }
 
 TEST_CASE("map-surface with a budget stops early with status budget, and the same command continues it") {
-  fs::path dir = fresh_dir("budget");
+  fs::path dir = temp_dir("map_surface_cli", "budget");
   std::string store = (dir / "w.db").string();
   std::vector<std::string> args{"map-surface",   "--config", kSimConfig, "--store", store,     "--factors",
                                 "disks,threads", "--points", "8",        "--json",  "--budget"};

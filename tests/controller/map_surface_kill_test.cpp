@@ -15,24 +15,13 @@
 #include <thread>
 
 #include "tests/support/store_query.hpp"
-#include "tests/sut/child_process.hpp"
-
-using wb::test::query;
+#include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using namespace wb::test;
 
 namespace {
-
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_map_surface_kill_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 // configs/sim.toml with `runlength_s` replaced, so that each trial takes real time to simulate,
 // and without its [model] (everything from the first [[model.center]] on, the end of the file).
@@ -41,20 +30,7 @@ fs::path fresh_dir(const std::string& name) {
 // 3-5 trials each and the run is mostly model solving (0.4-0.9 s per sample at threads=100), so
 // few kills would land inside a search, which is what this test exercises.
 fs::path slow_config(const fs::path& dir, int runlength_s) {
-  std::ifstream in(kSimConfig);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  auto model = text.find("[[model.center]]");
-  REQUIRE(model != std::string::npos);
-  text.erase(model);
-  const std::string key = "runlength_s = 60";
-  auto at = text.find(key);
-  REQUIRE(at != std::string::npos);
-  text.replace(at, key.size(), "runlength_s = " + std::to_string(runlength_s));
-  fs::path out = dir / "slow.toml";
-  std::ofstream(out) << text;
-  return out;
+  return wb::test::slow_sim_config(dir, runlength_s, true);
 }
 
 std::vector<std::string> surface_args(const fs::path& config, const fs::path& store,
@@ -83,7 +59,7 @@ std::vector<std::string> searches(const fs::path& db) {
 }
 
 void kill_and_resume(const std::vector<std::string>& extra, int kills, std::uint32_t seed) {
-  fs::path dir = fresh_dir("run" + std::to_string(seed));
+  fs::path dir = temp_dir("map_surface_kill", "run" + std::to_string(seed));
   fs::path config = slow_config(dir, 600);
 
   // The reference: one uninterrupted run.
@@ -116,23 +92,14 @@ void kill_and_resume(const std::vector<std::string>& extra, int kills, std::uint
       REQUIRE(attempts < kills + 200);  // bounded: a run that never finishes fails the test
       ++attempts;
       wb::test::ChildProcess child(surface_args(config, db, extra));
-      if (killed < kills) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(delay(rng)));
-        if (!child.wait_exit(0ms)) {
-          child.send_signal(SIGKILL);
-          auto code = child.wait_exit(30s);
-          REQUIRE(code);
-          if (*code == 128 + SIGKILL) {
-            ++killed;
-            // (A kill before the first migration committed leaves a store without tables.)
-            if (fs::exists(db) &&
-                !query(db, "SELECT name FROM sqlite_master WHERE name = 'searches'").empty() &&
-                !query(db, "SELECT id FROM searches WHERE status = 'running'").empty()) {
-              ++killed_mid_search;
-            }
-            continue;
-          }
+      if (killed < kills && wb::test::killed_after(child, std::chrono::milliseconds(delay(rng)))) {
+        ++killed;
+        // (A kill before the first migration committed leaves a store without tables.)
+        if (fs::exists(db) && !query(db, "SELECT name FROM sqlite_master WHERE name = 'searches'").empty() &&
+            !query(db, "SELECT id FROM searches WHERE status = 'running'").empty()) {
+          ++killed_mid_search;
         }
+        continue;
       }
       auto code = child.wait_exit(300s);
       REQUIRE(code);

@@ -1,6 +1,5 @@
 // `workbench peak` and `workbench sim truth` as a user runs them: the real binary, a real store.
 #include <signal.h>
-#include <sqlite3.h>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -9,57 +8,39 @@
 #include <sstream>
 #include <thread>
 
-#include "tests/sut/child_process.hpp"
+#include "tests/support/store_rows.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-using wb::test::run_to_exit;
+using namespace wb::test;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
-
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_peak_cli_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
 wb::test::RunResult workbench(std::vector<std::string> args) {
-  args.insert(args.begin(), kWorkbench);
-  return run_to_exit(args, 120s);
+  return wb::test::run_workbench(std::move(args), 120s);
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& p) { return wb::test::read_text(p); }
 
-// Runs a query on a store and returns the first column of the first row as text.
-std::string query(const fs::path& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_busy_timeout(h, 10000);  // the controller may be writing (or creating the store)
-  sqlite3_stmt* st = nullptr;
-  INFO(sql);
-  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
-  std::string out;
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr) {
-    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+std::string query(const fs::path& db, const std::string& sql) { return wb::test::query_first(db, sql); }
+
+// The trials stored in `store` once there are `n` of them, or after 60 s (fewer then).
+int stored_trials_after(const fs::path& store, int n) {
+  int stored = 0;
+  for (int i = 0; i < 600 && stored < n; ++i) {
+    std::this_thread::sleep_for(100ms);
+    // (The store exists before its tables do: the migration runs after the file is created.)
+    if (fs::exists(store) && !query(store, "SELECT name FROM sqlite_master WHERE name = 'leases'").empty())
+      stored = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
   }
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return out;
+  return stored;
 }
 
 }  // namespace
 
 TEST_CASE("peak on the simulated testbed finds a λ* inside the true peak-rate region") {
-  fs::path dir = fresh_dir("accept");
+  fs::path dir = temp_dir("peak_cli", "accept");
   std::string store = (dir / "w.db").string();
   auto r = workbench({"peak", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16",
                       "--target", "95/90", "--json"});
@@ -95,7 +76,7 @@ TEST_CASE("peak on the simulated testbed finds a λ* inside the true peak-rate r
 }
 
 TEST_CASE("the same seed gives identical JSON — another seed gives another search") {
-  fs::path dir = fresh_dir("seed");
+  fs::path dir = temp_dir("peak_cli", "seed");
   auto run = [&](const std::string& name, const std::string& seed) {
     return workbench({"peak", "--config", kSimConfig, "--store", (dir / name).string(), "--set",
                       "disks=3,threads=8", "--seed", seed, "--json"});
@@ -108,7 +89,7 @@ TEST_CASE("the same seed gives identical JSON — another seed gives another sea
 }
 
 TEST_CASE("bad input gives one clear line, exit 2, and leaves the store untouched") {
-  fs::path dir = fresh_dir("bad");
+  fs::path dir = temp_dir("peak_cli", "bad");
   fs::path store = dir / "w.db";
   // A store with one finished search in it, to prove bad input does not change it.
   REQUIRE(workbench({"peak", "--config", kSimConfig, "--store", store.string(), "--set", "disks=1,threads=1"})
@@ -147,12 +128,7 @@ TEST_CASE("bad input gives one clear line, exit 2, and leaves the store untouche
   for (auto& c : cases) {
     std::vector<std::string> args{"peak", "--store", store.string()};
     args.insert(args.end(), c.args.begin(), c.args.end());
-    auto r = workbench(args);
-    INFO(c.expect << "\nstderr: " << r.err);
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains(c.expect));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    CHECK(r.out.empty());
+    CHECK(wb::test::check_refused(args, c.expect, 120s).out.empty());
   }
   CHECK(read_file(store) == before);
   // A bad --store path never even gets created for bad input.
@@ -178,18 +154,13 @@ std::string slow_config(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("killing peak mid-search leaves an intact store holding every completed trial") {
-  fs::path dir = fresh_dir("kill");
+  fs::path dir = temp_dir("peak_cli", "kill");
   fs::path store = dir / "w.db";
   wb::test::ChildProcess child({kWorkbench, "peak", "--config", slow_config(dir), "--store", store.string(),
                                 "--set", "disks=4,threads=100", "--verbose"});
   // --verbose logs "trial N stored" to stderr after each trial is committed; read them from the
   // store instead of the pipe so the check does not depend on buffering: wait for 3 trials.
-  int stored = 0;
-  for (int i = 0; i < 600 && stored < 3; ++i) {
-    std::this_thread::sleep_for(100ms);
-    if (fs::exists(store) && !query(store, "SELECT name FROM sqlite_master WHERE name = 'leases'").empty())
-      stored = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
-  }
+  const int stored = stored_trials_after(store, 3);
   REQUIRE(stored >= 3);
   child.send_signal(SIGKILL);
   REQUIRE(child.wait_exit(10s).has_value());
@@ -204,17 +175,11 @@ TEST_CASE("killing peak mid-search leaves an intact store holding every complete
 }
 
 TEST_CASE("Ctrl-C stops peak with exit 130 and leaves the search interrupted, to be resumed") {
-  fs::path dir = fresh_dir("sigint");
+  fs::path dir = temp_dir("peak_cli", "sigint");
   fs::path store = dir / "w.db";
   wb::test::ChildProcess child({kWorkbench, "peak", "--config", slow_config(dir), "--store", store.string(),
                                 "--set", "disks=4,threads=100"});
-  int stored = 0;
-  for (int i = 0; i < 600 && stored < 1; ++i) {
-    std::this_thread::sleep_for(100ms);
-    // (The store exists before its tables do: the migration runs after the file is created.)
-    if (fs::exists(store) && !query(store, "SELECT name FROM sqlite_master WHERE name = 'leases'").empty())
-      stored = std::atoi(query(store, "SELECT count(*) FROM trials").c_str());
-  }
+  const int stored = stored_trials_after(store, 1);
   REQUIRE(stored >= 1);
   child.send_signal(SIGINT);
   auto code = child.wait_exit(30s);

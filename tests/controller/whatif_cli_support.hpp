@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/sut/child_process.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 namespace wb::test::whatif_cli {
 
@@ -20,20 +20,14 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-inline const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-inline const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
-inline const std::string kDemoConfig = std::string(WB_SOURCE_DIR) + "/configs/demo.toml";
+using wb::test::kDemoConfig;
+using wb::test::kSimConfig;
+using wb::test::kWorkbench;
 
-inline fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_whatif_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+inline fs::path fresh_dir(const std::string& name) { return temp_dir("whatif", name); }
 
 inline wb::test::RunResult workbench(std::vector<std::string> args) {
-  args.insert(args.begin(), kWorkbench);
-  return wb::test::run_to_exit(args, 120s);
+  return run_workbench(std::move(args), 120s);
 }
 
 inline json run_json(const std::vector<std::string>& args) {
@@ -43,12 +37,7 @@ inline json run_json(const std::vector<std::string>& args) {
   return json::parse(r.out);
 }
 
-inline std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+inline std::string read_file(const fs::path& p) { return read_text(p); }
 
 inline double rel(double a, double b) { return std::abs(a - b) / b; }
 

@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "tests/controller/whatif_cli_support.hpp"
 
 using namespace wb::test::whatif_cli;
@@ -216,11 +218,7 @@ TEST_CASE("bad workload attributes give one line naming FILE:LINE:KEY") {
   for (const auto& c : cases) {
     std::vector<std::string> args{"whatif", "--config", c.file, "--store", store};
     args.insert(args.end(), c.set.begin(), c.set.end());
-    auto r = workbench(args);
-    INFO(c.expect << "\nstderr: " << r.err);
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains(c.expect));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    wb::test::check_refused(args, c.expect, 120s);
   }
   // [sim] describes what the simulator runs: attributes and visit expressions belong to [model].
   std::string sim = read_file(kSimConfig);
@@ -247,6 +245,36 @@ void exec_sql(const std::string& db, const std::string& sql) {
   REQUIRE(rc == SQLITE_OK);
 }
 
+// A finished 3x3 surface over disks {1, 2, 4} and threads {2, 16, 64} (`params` added to its
+// params_json), its searches (ids from first_id on, found at peak_rate(disks)) and points, as
+// INSERT statements.
+std::string surface_sql(int surface_id, const std::string& params, int first_id,
+                        const std::function<std::string(int)>& peak_rate) {
+  std::string sql =
+      "INSERT INTO surfaces (id, testbed, params_key, params_json, status) VALUES (" +
+      std::to_string(surface_id) +
+      ", 'sim-nfs', 'k', '{\"factors\":[\"disks\",\"threads\"],\"base\":\"disks=2,threads=16\"" + params +
+      "}', 'done');";
+  int position = 0;
+  for (int d : {1, 2, 4}) {
+    for (int t : {2, 16, 64}) {
+      std::string key = "disks=" + std::to_string(d) + ",threads=" + std::to_string(t);
+      std::string js = "{\"disks\":\"" + std::to_string(d) + "\",\"threads\":\"" + std::to_string(t) + "\"}";
+      int id = first_id + position;
+      sql +=
+          "INSERT INTO searches (id, testbed, sample, sample_json, confidence, accuracy, policy, "
+          "options_json, status, peak_rate) VALUES (" +
+          std::to_string(id) + ", 'sim-nfs', '" + key + "', '" + js +
+          "', 0.95, 0.9, 'binsearch', '{}', 'found', " + peak_rate(d) + ");";
+      sql += "INSERT INTO surface_points (surface_id, position, sample, sample_json, search_id) VALUES (" +
+             std::to_string(surface_id) + ", " + std::to_string(position) + ", '" + key + "', '" + js +
+             "', " + std::to_string(id) + ");";
+      ++position;
+    }
+  }
+  return sql;
+}
+
 const json* answer_from(const json& whatif, const std::string& source) {
   for (const auto& a : whatif["answers"]) {
     if (a["source"] == source) return &a;
@@ -263,26 +291,7 @@ TEST_CASE("inside a finished surface's region whatif also answers from the fitte
   // measured λ* are 50 + 20·disks: a quadratic model fits that exactly, so the surface must
   // predict it between the measured points, and every leave-one-out refit too.
   run_json({"whatif", "--config", kSimConfig, "--store", store, "--json"});
-  std::string sql =
-      "INSERT INTO surfaces (id, testbed, params_key, params_json, status) VALUES (7, 'sim-nfs', 'k', "
-      "'{\"factors\":[\"disks\",\"threads\"],\"base\":\"disks=2,threads=16\"}', 'done');";
-  int position = 0;
-  for (int d : {1, 2, 4}) {
-    for (int t : {2, 16, 64}) {
-      std::string key = "disks=" + std::to_string(d) + ",threads=" + std::to_string(t);
-      std::string js = "{\"disks\":\"" + std::to_string(d) + "\",\"threads\":\"" + std::to_string(t) + "\"}";
-      int id = 100 + position;
-      sql +=
-          "INSERT INTO searches (id, testbed, sample, sample_json, confidence, accuracy, policy, "
-          "options_json, status, "
-          "peak_rate) VALUES (" +
-          std::to_string(id) + ", 'sim-nfs', '" + key + "', '" + js +
-          "', 0.95, 0.9, 'binsearch', '{}', 'found', " + std::to_string(50 + 20 * d) + ");";
-      sql += "INSERT INTO surface_points (surface_id, position, sample, sample_json, search_id) VALUES (7, " +
-             std::to_string(position) + ", '" + key + "', '" + js + "', " + std::to_string(id) + ");";
-      ++position;
-    }
-  }
+  std::string sql = surface_sql(7, "", 100, [](int d) { return std::to_string(50 + 20 * d); });
   exec_sql(store, sql);
 
   json inside =
@@ -315,32 +324,14 @@ TEST_CASE("whatif refits a surface with the model, response scale and coding map
   // are 1/(0.01 + 0.02/disks): linear in 1/disks on the reciprocal scale, so that fit predicts
   // 60/s at disks=3 exactly. The default quadratic in disks would say 61.1/s there.
   run_json({"whatif", "--config", kSimConfig, "--store", store, "--json"});
-  std::string sql =
-      "INSERT INTO surfaces (id, testbed, params_key, params_json, status) VALUES (8, 'sim-nfs', 'k', "
-      "'{\"factors\":[\"disks\",\"threads\"],\"base\":\"disks=2,threads=16\",\"response\":\"reciprocal\","
-      "\"coding\":\"inverse\"}', 'done');";
   auto exact = [](double v) {
     std::ostringstream out;
     out.precision(17);
     out << v;
     return out.str();
   };
-  int position = 0;
-  for (int d : {1, 2, 4}) {
-    for (int t : {2, 16, 64}) {
-      std::string key = "disks=" + std::to_string(d) + ",threads=" + std::to_string(t);
-      std::string js = "{\"disks\":\"" + std::to_string(d) + "\",\"threads\":\"" + std::to_string(t) + "\"}";
-      int id = 200 + position;
-      sql +=
-          "INSERT INTO searches (id, testbed, sample, sample_json, confidence, accuracy, policy, "
-          "options_json, status, peak_rate) VALUES (" +
-          std::to_string(id) + ", 'sim-nfs', '" + key + "', '" + js +
-          "', 0.95, 0.9, 'binsearch', '{}', 'found', " + exact(1.0 / (0.01 + 0.02 / d)) + ");";
-      sql += "INSERT INTO surface_points (surface_id, position, sample, sample_json, search_id) VALUES (8, " +
-             std::to_string(position) + ", '" + key + "', '" + js + "', " + std::to_string(id) + ");";
-      ++position;
-    }
-  }
+  std::string sql = surface_sql(8, ",\"response\":\"reciprocal\",\"coding\":\"inverse\"", 200,
+                                [&](int d) { return exact(1.0 / (0.01 + 0.02 / d)); });
   exec_sql(store, sql);
   json inside =
       run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=8", "--json"});

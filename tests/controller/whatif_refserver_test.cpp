@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "tests/controller/demo_copy.hpp"
-#include "tests/sut/child_process.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -18,11 +18,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-
 json run_json(std::vector<std::string> args, std::chrono::seconds timeout) {
-  args.insert(args.begin(), kWorkbench);
-  auto r = wb::test::run_to_exit(args, timeout);
+  auto r = wb::test::run_workbench(std::move(args), timeout);
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   return json::parse(r.out);
@@ -32,11 +29,7 @@ json run_json(std::vector<std::string> args, std::chrono::seconds timeout) {
 
 TEST_CASE(
     "model calibrate reads refserver's stage times — the model's response time matches a measured search") {
-  fs::path dir = fs::temp_directory_path() / ("wb_whatif_refserver_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::string config = wb::test::demo_copy(dir);
-  std::string store = (dir / "w.db").string();
+  const auto [dir, config, store] = wb::test::demo_testbed("whatif_refserver");
   const std::string set = "mix=db_tp,threads=4,disks=2";
 
   // One 4 s trial at a low rate: ~400 requests, every one a disk op with mean 4.86 ms.

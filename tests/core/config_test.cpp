@@ -5,15 +5,12 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "tests/support/config_text.hpp"
 
 namespace {
 
 std::string write_config(const std::string& name, const std::string& text) {
-  auto dir = std::filesystem::temp_directory_path() / "wb_config_test";
-  std::filesystem::create_directories(dir);
-  auto path = dir / name;
-  std::ofstream(path) << text;
-  return path.string();
+  return wb::test::write_temp_config("wb_config_test", name, text);
 }
 
 const char* kGood = R"(

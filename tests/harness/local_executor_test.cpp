@@ -5,38 +5,20 @@
 #include <filesystem>
 #include <fstream>
 
+#include "command_specs.hpp"
 #include "core/error.hpp"
 #include "harness/local_executor.hpp"
 #include "process_table.hpp"
 
 using namespace std::chrono_literals;
 using wb::CommandSpec;
-
-namespace {
-
-CommandSpec sh(const std::string& script, std::chrono::milliseconds deadline = 20s) {
-  CommandSpec spec;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.deadline = deadline;
-  return spec;
-}
-
-// Two background children and a grandchild that ignores SIGTERM, all waiting "forever".
-constexpr const char* kProcessTree =
-    "sleep 1000 & sh -c 'sleep 1000; :' & sh -c 'trap \"\" TERM; sleep 1000; :' & "
-    "echo started; wait";
-
-}  // namespace
+using wb::test::kProcessTree;
+using wb::test::marked_sh;
+using wb::test::sh;
 
 TEST_CASE("local: exit status, stdout and stderr come through apart") {
   auto ex = wb::make_local_executor();
-  const auto r = ex->run(sh("echo out1; echo err1 >&2; printf out2; exit 3"));
-  CHECK(r.exit_status == 3);
-  CHECK_FALSE(r.exit_signal);
-  CHECK_FALSE(r.timed_out);
-  CHECK(r.out == "out1\nout2");
-  CHECK(r.err == "err1\n");
-  CHECK_FALSE(r.ok());
+  CHECK_FALSE(wb::test::check_run_keeps_streams_apart(*ex).ok());
   CHECK(ex->run(sh("true")).ok());
 }
 
@@ -92,20 +74,14 @@ TEST_CASE("local: a deadline kills the whole group, grandchildren included") {
   options.kill_grace = 300ms;
   auto ex = wb::make_local_executor(options);
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh(kProcessTree, 500ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
-  const auto r = ex->run(spec);
-  CHECK(r.timed_out);
-  CHECK(r.out == "started\n");
-  CHECK_FALSE(r.ok());
+  wb::test::check_run_past_deadline(*ex, marker, 500ms);
   CHECK(wb::test::survivors_after(marker, 0ms).empty());
 }
 
 TEST_CASE("local: a deadline also holds for a command that closed its output") {
   auto ex = wb::make_local_executor({200ms});
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh("echo bye; exec >/dev/null 2>&1; sleep 1000", 300ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
+  CommandSpec spec = marked_sh("echo bye; exec >/dev/null 2>&1; sleep 1000", marker, 300ms);
   const auto r = ex->run(spec);
   CHECK(r.timed_out);
   CHECK(r.out == "bye\n");
@@ -115,8 +91,7 @@ TEST_CASE("local: a deadline also holds for a command that closed its output") {
 TEST_CASE("local: a started process is read line by line and stop() kills its group") {
   auto ex = wb::make_local_executor({300ms});
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh(std::string("sleep 0.2; echo ready; echo more; ") + kProcessTree, 0ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
+  CommandSpec spec = marked_sh(std::string("sleep 0.2; echo ready; echo more; ") + kProcessTree, marker, 0ms);
   auto p = ex->start(spec);
   CHECK_THAT(p->describe(), Catch::Contains("pgid"));
   CHECK(p->read_line(10s) == std::optional<std::string>("ready"));
@@ -134,8 +109,7 @@ TEST_CASE("local: a started process is read line by line and stop() kills its gr
 TEST_CASE("local: destroying a started process stops its group") {
   auto ex = wb::make_local_executor({200ms});
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh(kProcessTree, 0ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
+  CommandSpec spec = marked_sh(kProcessTree, marker, 0ms);
   {
     auto p = ex->start(spec);
     CHECK(p->read_line(10s) == std::optional<std::string>("started"));
@@ -146,8 +120,7 @@ TEST_CASE("local: destroying a started process stops its group") {
 TEST_CASE("local: a started process past its deadline is killed at the next call") {
   auto ex = wb::make_local_executor({200ms});
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh(kProcessTree, 300ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
+  CommandSpec spec = marked_sh(kProcessTree, marker, 300ms);
   auto p = ex->start(spec);
   const auto r = p->wait(10s);
   REQUIRE(r);
@@ -158,12 +131,7 @@ TEST_CASE("local: a started process past its deadline is killed at the next call
 
 TEST_CASE("local: wait returns the result of a process that exits by itself") {
   auto ex = wb::make_local_executor();
-  auto p = ex->start(sh("echo a; echo b >&2; exit 4", 0ms));
-  const auto r = p->wait(10s);
-  REQUIRE(r);
-  CHECK(r->exit_status == 4);
-  CHECK(r->out == "a\n");
-  CHECK(r->err == "b\n");
+  wb::test::check_wait_returns_exit(*ex, 4);
 }
 
 TEST_CASE("local: upload copies a file with its mode, replacing the old one") {

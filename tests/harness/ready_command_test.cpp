@@ -14,7 +14,8 @@
 #include "harness/real_trial_runner.hpp"
 #include "harness/testbed_config.hpp"
 #include "process_table.hpp"
-#include "tests/sut/child_process.hpp"
+#include "tests/support/testbed_toml.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -22,47 +23,18 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_ready_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return wb::test::temp_dir("ready", name); }
 
 // A one-host testbed ("box", this machine) whose [sut] section is `sut` (start included).
 std::string write_config(const fs::path& dir, const std::string& sut, int port) {
-  std::string text = fmt::format(R"([testbed]
-name = "ready-test"
-
-[factors.threads]
-levels = [2]
-
-[peak]
-r_sat_ms = 8
-width = 0.2
-target = "90/70"
-runlength_s = 1
-
-[[hosts]]
-name = "box"
-
-[sut]
-host = "box"
-port = {port}
-{sut}
-
-[workload]
-hosts = ["box"]
-protocol = "rpc"
-target = "127.0.0.1:{{port}}"
-connections = 4
-warmup_s = 0.2
-timeout_s = 2
-)",
-                                 fmt::arg("port", port), fmt::arg("sut", sut));
-  fs::path p = dir / "ready.toml";
-  std::ofstream(p) << text;
-  return p.string();
+  wb::test::RefserverTestbed t{.name = "ready-test", .threads = 2, .disks = 0, .peak = "runlength_s = 1\n"};
+  t.hosts = {"name = \"box\"\n"};
+  t.sut_host = "box";
+  t.port = port;
+  t.sut = sut;
+  t.load_hosts = {"box"};
+  t.workload = "warmup_s = 0.2\ntimeout_s = 2\n";
+  return wb::test::write_testbed(dir / "ready.toml", t);
 }
 
 wb::RealRunnerOptions options() {
@@ -72,9 +44,13 @@ wb::RealRunnerOptions options() {
   return o;
 }
 
-const std::string kRefserver =
-    "{refserver} --port {port} --bind 127.0.0.1 --threads {threads} --disks 1 --cpu-ms 0.1 --cpu-mode sleep "
-    "--disk-ms 1";
+const std::string kRefserver = wb::test::refserver_command("1", "0.1", "1");
+
+// [sut] lines: start = `start`, ready when `command` exits 0, within `timeout_s`.
+std::string ready_by_command(const std::string& start, const std::string& command, int timeout_s) {
+  return "start = \"" + start + "\"\nready = \"command\"\nready_command = \"" + command +
+         "\"\nready_timeout_s = " + std::to_string(timeout_s) + "\n";
+}
 
 // Every process the test starts from here on inherits the marker, so survivors can be found.
 std::string mark_children() {
@@ -152,14 +128,8 @@ TEST_CASE(
     "ready command: past the deadline the error names the host and the command, and the SUT is stopped") {
   fs::path dir = fresh_dir("timeout");
   const std::string marker = mark_children();
-  std::string file = write_config(dir,
-                                  "start = \"" + kRefserver +
-                                      "\"\n"
-                                      "ready = \"command\"\n"
-                                      "ready_command = \"test -e {config_dir}/never-there\"\n"
-                                      "ready_timeout_s = 1\n",
-                                  wb::test::free_port());
-  Failed f = failed_trial(file);
+  Failed f = failed_trial(write_config(
+      dir, ready_by_command(kRefserver, "test -e {config_dir}/never-there", 1), wb::test::free_port()));
   INFO(f.message);
   CHECK_THAT(f.message, Catch::Contains("SUT on box was not ready within 1 s"));
   CHECK_THAT(f.message, Catch::Contains("the ready command `test -e " + dir.string() + "/never-there`"));
@@ -173,13 +143,8 @@ TEST_CASE(
 
 TEST_CASE("ready command: a SUT that exits while the command fails is reported at once") {
   fs::path dir = fresh_dir("exits");
-  std::string file = write_config(dir,
-                                  "start = \"sh -c 'echo no disks >&2; exit 3'\"\n"
-                                  "ready = \"command\"\n"
-                                  "ready_command = \"false\"\n"
-                                  "ready_timeout_s = 10\n",
-                                  wb::test::free_port());
-  Failed f = failed_trial(file);
+  Failed f = failed_trial(write_config(
+      dir, ready_by_command("sh -c 'echo no disks >&2; exit 3'", "false", 10), wb::test::free_port()));
   INFO(f.message);
   CHECK_THAT(f.message, Catch::Contains("SUT on box exited before its ready command succeeded (exit 3)"));
   CHECK_THAT(f.message, Catch::Contains("no disks"));
@@ -190,14 +155,8 @@ TEST_CASE("ready command: a SUT that exits while the command fails is reported a
 TEST_CASE("ready command: a command that cannot run fails at once, not at the deadline") {
   fs::path dir = fresh_dir("missing");
   const std::string marker = mark_children();
-  std::string file = write_config(dir,
-                                  "start = \"" + kRefserver +
-                                      "\"\n"
-                                      "ready = \"command\"\n"
-                                      "ready_command = \"wb-no-such-probe --port {port}\"\n"
-                                      "ready_timeout_s = 10\n",
-                                  wb::test::free_port());
-  Failed f = failed_trial(file);
+  Failed f = failed_trial(write_config(
+      dir, ready_by_command(kRefserver, "wb-no-such-probe --port {port}", 10), wb::test::free_port()));
   INFO(f.message);
   CHECK_THAT(f.message, Catch::StartsWith("the ready command `wb-no-such-probe --port "));
   CHECK_THAT(f.message, Catch::Contains("cannot run on box (exit 127)"));

@@ -24,15 +24,24 @@
 
 using namespace std::chrono_literals;
 using wb::CommandSpec;
+using wb::test::kProcessTree;
+using wb::test::marked_sh;
 using wb::test::options_for;
 using wb::test::sh;
 using wb::test::SshdFixture;
 
 namespace {
 
-constexpr const char* kProcessTree =
-    "sleep 1000 & sh -c 'sleep 1000; :' & sh -c 'trap \"\" TERM; sleep 1000; :' & "
-    "echo started; wait";
+// The error make_ssh_executor throws for `o`; the test fails with `connected` if it connects.
+std::string connect_error(const wb::SshOptions& o, const char* connected) {
+  try {
+    wb::make_ssh_executor(o);
+  } catch (const wb::Error& e) {
+    return e.what();
+  }
+  FAIL(connected);
+  return "";
+}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -45,12 +54,7 @@ TEST_CASE("ssh: exit status, stdout and stderr come through apart") {
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   CHECK_THAT(ex->describe(), Catch::Contains(std::to_string(sshd.port())));
-  const auto r = ex->run(sh("echo out1; echo err1 >&2; printf out2; exit 3"));
-  CHECK(r.exit_status == 3);
-  CHECK_FALSE(r.exit_signal);
-  CHECK_FALSE(r.timed_out);
-  CHECK(r.out == "out1\nout2");
-  CHECK(r.err == "err1\n");
+  wb::test::check_run_keeps_streams_apart(*ex);
 
   const auto killed = ex->run(sh("kill -TERM $$"));
   CHECK(killed.exit_signal == std::optional<std::string>("TERM"));
@@ -92,19 +96,14 @@ TEST_CASE("ssh: an unknown host key is refused with the fix in the message") {
   SshdFixture sshd;
   auto o = options_for(sshd);
   o.known_hosts_file = sshd.write_file("empty_known_hosts", {});
-  try {
-    wb::make_ssh_executor(o);
-    FAIL("connected to a host whose key is not known");
-  } catch (const wb::Error& e) {
-    const std::string msg = e.what();
-    CHECK_THAT(msg, Catch::Contains("unknown host key"));
-    CHECK_THAT(msg, Catch::Contains("SHA256:"));
-    CHECK_THAT(msg, Catch::Contains("ssh-ed25519"));
-    CHECK_THAT(msg, Catch::Contains("[127.0.0.1]:" + std::to_string(sshd.port())));
-    CHECK_THAT(msg, Catch::Contains("ssh-keyscan -p " + std::to_string(sshd.port()) + " 127.0.0.1 >> " +
-                                    o.known_hosts_file));
-    CHECK_THAT(msg, Catch::Contains("accept-new"));
-  }
+  const std::string msg = connect_error(o, "connected to a host whose key is not known");
+  CHECK_THAT(msg, Catch::Contains("unknown host key"));
+  CHECK_THAT(msg, Catch::Contains("SHA256:"));
+  CHECK_THAT(msg, Catch::Contains("ssh-ed25519"));
+  CHECK_THAT(msg, Catch::Contains("[127.0.0.1]:" + std::to_string(sshd.port())));
+  CHECK_THAT(msg, Catch::Contains("ssh-keyscan -p " + std::to_string(sshd.port()) + " 127.0.0.1 >> " +
+                                  o.known_hosts_file));
+  CHECK_THAT(msg, Catch::Contains("accept-new"));
   CHECK(sshd.count_log("Accepted publickey") == 0);
   CHECK(slurp(o.known_hosts_file).empty());  // strict mode never writes
 }
@@ -116,16 +115,11 @@ TEST_CASE("ssh: a changed host key is refused, even with accept-new") {
   const std::string before = slurp(o.known_hosts_file);
   for (bool accept_new : {false, true}) {
     o.accept_new = accept_new;
-    try {
-      wb::make_ssh_executor(o);
-      FAIL("connected to a host whose key changed");
-    } catch (const wb::Error& e) {
-      const std::string msg = e.what();
-      CHECK_THAT(msg, Catch::Contains("CHANGED"));
-      CHECK_THAT(msg, Catch::Contains("SHA256:"));
-      CHECK_THAT(msg, Catch::Contains("ssh-keygen -R '[127.0.0.1]:" + std::to_string(sshd.port()) + "'"));
-      CHECK_THAT(msg, Catch::Contains(o.known_hosts_file));
-    }
+    const std::string msg = connect_error(o, "connected to a host whose key changed");
+    CHECK_THAT(msg, Catch::Contains("CHANGED"));
+    CHECK_THAT(msg, Catch::Contains("SHA256:"));
+    CHECK_THAT(msg, Catch::Contains("ssh-keygen -R '[127.0.0.1]:" + std::to_string(sshd.port()) + "'"));
+    CHECK_THAT(msg, Catch::Contains(o.known_hosts_file));
   }
   CHECK(slurp(o.known_hosts_file) == before);
   CHECK(sshd.count_log("Accepted publickey") == 0);
@@ -190,12 +184,7 @@ TEST_CASE("ssh: a deadline kills the whole remote process group") {
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh(kProcessTree, 700ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
-  const auto r = ex->run(spec);
-  CHECK(r.timed_out);
-  CHECK(r.out == "started\n");
-  CHECK_FALSE(r.ok());
+  wb::test::check_run_past_deadline(*ex, marker, 700ms);
   CHECK(wb::test::survivors_after(marker).empty());
   CHECK(ex->run({{"echo", "next"}, {}, {}, 10s}).out == "next\n");
   CHECK(ex->connections() == 1);
@@ -205,8 +194,7 @@ TEST_CASE("ssh: a deadline also holds for a remote command that closed its outpu
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh("echo bye; exec >/dev/null 2>&1; sleep 1000", 500ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
+  CommandSpec spec = marked_sh("echo bye; exec >/dev/null 2>&1; sleep 1000", marker, 500ms);
   const auto r = ex->run(spec);
   CHECK(r.timed_out);
   CHECK(r.out == "bye\n");
@@ -220,8 +208,7 @@ TEST_CASE("ssh: a started remote process is read line by line and stop() kills i
   // 300 kB before "ready": more than a channel window, so it must be drained meanwhile.
   std::string script = "head -c 300000 /dev/zero | tr '\\0' x; echo; echo ready; ";
   script += kProcessTree;
-  CommandSpec spec = sh(script, 0ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
+  CommandSpec spec = marked_sh(script, marker, 0ms);
   auto p = ex->start(spec);
   CHECK_THAT(p->describe(), Catch::Contains("pgid"));
   CHECK(p->read_line(10s)->size() == 300000);
@@ -237,22 +224,15 @@ TEST_CASE("ssh: a started remote process is read line by line and stop() kills i
   p.reset();
   CHECK(ex->connections() == 1);
 
-  auto q = ex->start(sh("echo a; echo b >&2; exit 5", 0ms));
-  const auto done = q->wait(10s);
-  REQUIRE(done);
-  CHECK(done->exit_status == 5);
-  CHECK(done->out == "a\n");
-  CHECK(done->err == "b\n");
+  wb::test::check_wait_returns_exit(*ex, 5);
 }
 
 TEST_CASE("ssh: destroying a started remote process stops its group") {
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh(kProcessTree, 0ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
   {
-    auto p = ex->start(spec);
+    auto p = ex->start(marked_sh(kProcessTree, marker, 0ms));
     CHECK(p->read_line(10s) == std::optional<std::string>("started"));
   }
   CHECK(wb::test::survivors_after(marker).empty());
@@ -263,8 +243,7 @@ TEST_CASE("ssh: killing the sshd child mid-command fails clearly, then the execu
   auto ex = wb::make_ssh_executor(options_for(sshd));
   REQUIRE(ex->run({{"true"}, {}, {}, 10s}).ok());
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh("echo started; sleep 30; echo never", 20s);
-  spec.env = {{"WB_TEST_MARKER", marker}};
+  CommandSpec spec = marked_sh("echo started; sleep 30; echo never", marker, 20s);
   std::thread killer([&] {
     const auto until = std::chrono::steady_clock::now() + 10s;
     while (wb::test::pids_with_marker(marker).empty() && std::chrono::steady_clock::now() < until) {
@@ -351,9 +330,7 @@ TEST_CASE("ssh: a started process whose connection drops fails clearly — its g
   SshdFixture sshd;
   auto ex = wb::make_ssh_executor(options_for(sshd));
   const std::string marker = wb::test::make_marker();
-  CommandSpec spec = sh(kProcessTree, 0ms);
-  spec.env = {{"WB_TEST_MARKER", marker}};
-  auto p = ex->start(spec);
+  auto p = ex->start(marked_sh(kProcessTree, marker, 0ms));
   REQUIRE(p->read_line(10s) == std::optional<std::string>("started"));
   sshd.kill_connections();
   CHECK_THROWS_WITH(p->read_line(10s), Catch::Contains("connection lost"));

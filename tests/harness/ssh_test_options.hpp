@@ -1,8 +1,10 @@
 #pragma once
-// Test helper: SshExecutor options for the fixture's sshd, and a command run by /bin/sh.
+// Test helper: SshExecutor options for the fixture's sshd (and, from command_specs.hpp, commands
+// run by /bin/sh).
 #include <chrono>
 #include <string>
 
+#include "command_specs.hpp"
 #include "harness/executor.hpp"
 #include "harness/ssh_executor.hpp"
 #include "sshd_fixture.hpp"
@@ -28,11 +30,6 @@ inline wb::SshOptions options_for(const SshdFixture& sshd) {
   o.kill_grace = 300ms;
   o.reconnect_backoff = 50ms;
   return o;
-}
-
-inline wb::CommandSpec sh(const std::string& script,
-                          std::chrono::milliseconds deadline = std::chrono::seconds(20)) {
-  return {{"/bin/sh", "-c", script}, {}, {}, deadline};
 }
 
 }  // namespace wb::test

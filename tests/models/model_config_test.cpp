@@ -6,6 +6,7 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "models/open_network.hpp"
+#include "tests/support/config_text.hpp"
 
 // The [model] section end to end: loaded by wb::Config::load (core/queue_network.cpp parses and
 // checks it), solved by models/. Bad sections must fail with one line naming FILE:LINE:KEY.
@@ -13,11 +14,7 @@
 namespace {
 
 std::string write_config(const std::string& name, const std::string& text) {
-  auto dir = std::filesystem::temp_directory_path() / "wb_models_test";
-  std::filesystem::create_directories(dir);
-  auto path = dir / name;
-  std::ofstream(path) << text;
-  return path.string();
+  return wb::test::write_temp_config("wb_models_test", name, text);
 }
 
 const std::string kGood = R"(

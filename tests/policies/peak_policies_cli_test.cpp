@@ -11,34 +11,20 @@
 
 #include "policies/curve_fit.hpp"
 #include "policies/search.hpp"
-#include "tests/sut/child_process.hpp"
+#include "tests/support/store_rows.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using wb::test::kSimConfig;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
-
 wb::test::RunResult workbench(std::vector<std::string> args) {
-  args.insert(args.begin(), kWorkbench);
-  return wb::test::run_to_exit(args, 120s);
+  return wb::test::run_workbench(std::move(args), 120s);
 }
 
-std::string query(const fs::path& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
-  std::string out;
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr) {
-    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return out;
-}
+std::string query(const fs::path& db, const std::string& sql) { return wb::test::query_first(db, sql); }
 
 // The loads of a stored search, read back from its trials (rate, mean response times, and whether
 // saturated by trial_saturated at the default [peak] limits, which the test configs keep).

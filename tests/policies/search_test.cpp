@@ -53,6 +53,20 @@ double curve(double rate, std::uint64_t i) {
   return r * (i % 2 == 0 ? 1.01 : 0.99);
 }
 
+// A binsearch from 50/s on `r` with at most 6 trials per load (looks at 3 and 5) and 4 loads that
+// claims nothing: its result, with the 4 loads.
+SearchResult unclaimed_four_loads(ScriptedRunner& r) {
+  auto o = options();
+  o.peak.max_trials = 6;
+  o.peak.max_loads = 4;
+  REQUIRE(accuracy_looks(o.peak) == std::vector<int>{3, 5});
+  auto picker = make_picker("binsearch", o.peak, 50);
+  auto res = run_search(Sample(), o, *picker, r);
+  CHECK(res.status == SearchStatus::kNotFound);
+  REQUIRE(res.loads.size() == 4);
+  return res;
+}
+
 }  // namespace
 
 TEST_CASE("a search on a smooth curve ends in the peak-rate region") {
@@ -142,14 +156,7 @@ TEST_CASE("with scheduled looks a load whose mean is outside the band is decided
   // load's mean is 30 or 50 ms, outside the region [36, 44], and its CI is far too wide to claim
   // anything or to exclude the region.
   r.response = [](double, std::uint64_t i) { return i % 2 == 0 ? 10.0 : 70.0; };
-  auto o = options();
-  o.peak.max_trials = 6;
-  o.peak.max_loads = 4;
-  REQUIRE(accuracy_looks(o.peak) == std::vector<int>{3, 5});
-  auto picker = make_picker("binsearch", o.peak, 50);
-  auto res = run_search(Sample(), o, *picker, r);
-  CHECK(res.status == SearchStatus::kNotFound);
-  REQUIRE(res.loads.size() == 4);
+  auto res = unclaimed_four_loads(r);
   for (const auto& l : res.loads) {
     CHECK(l.trials.size() == 3);
     CHECK(l.verdict == (l.ci.mean < 40 ? Verdict::kBelow : Verdict::kAbove));
@@ -166,14 +173,7 @@ TEST_CASE(
     const double cycle[] = {10.0, 70.0, 40.0, 10.0, 10.0};
     return cycle[i % 5];
   };
-  auto o = options();
-  o.peak.max_trials = 6;
-  o.peak.max_loads = 4;
-  REQUIRE(accuracy_looks(o.peak) == std::vector<int>{3, 5});
-  auto picker = make_picker("binsearch", o.peak, 50);
-  auto res = run_search(Sample(), o, *picker, r);
-  CHECK(res.status == SearchStatus::kNotFound);
-  REQUIRE(res.loads.size() == 4);
+  auto res = unclaimed_four_loads(r);
   for (const auto& l : res.loads) {
     CHECK(l.trials.size() == 5);
     CHECK(l.ci.mean == Approx(28.0));

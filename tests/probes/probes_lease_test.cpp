@@ -41,6 +41,18 @@ std::string planned_store(const fs::path& config, const fs::path& dir) {
   return store;
 }
 
+// A fresh folder `name` with slow_config and a planned_store of it.
+struct Planned {
+  fs::path dir;
+  fs::path config;
+  std::string store;
+};
+Planned slow_planned(const std::string& name) {
+  fs::path dir = fresh_dir(name);
+  fs::path config = slow_config(dir);
+  return {dir, config, planned_store(config, dir)};
+}
+
 // Waits until some probe is running and returns its id.
 std::string running_probe(const std::string& store) {
   for (int i = 0; i < 600; ++i) {
@@ -90,9 +102,7 @@ TEST_CASE("two agents on one store at once, 10 rounds: every probe runs once, a 
 }
 
 TEST_CASE("a live agent's probe is not taken over, a killed agent's probe is") {
-  fs::path dir = fresh_dir("lease_takeover");
-  fs::path config = slow_config(dir);
-  const std::string store = planned_store(config, dir);
+  const auto [dir, config, store] = slow_planned("lease_takeover");
 
   // Same host: the dead pid is seen at once.
   {
@@ -134,9 +144,7 @@ TEST_CASE("a live agent's probe is not taken over, a killed agent's probe is") {
 }
 
 TEST_CASE("probe cancel stops a running probe through its agent") {
-  fs::path dir = fresh_dir("lease_cancel");
-  fs::path config = slow_config(dir);
-  const std::string store = planned_store(config, dir);
+  const auto [dir, config, store] = slow_planned("lease_cancel");
   wb::test::ChildProcess a(agent_args(config, store));
   const std::string id = running_probe(store);
   auto c = workbench({"probe", "cancel", "--config", config.string(), "--store", store, id, "--json"});

@@ -10,7 +10,6 @@
 //
 // Bounded: 1 s trials at hundreds of requests/s (2 ms disks, R_sat 8 ms), a coarse target
 // (90/70), four design points, two probes and one check search.
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -27,7 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/sut/child_process.hpp"
+#include "tests/support/store_rows.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -35,7 +35,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::query_rows;
 
 // Every request reads: one CPU stage, one disk operation (no sequential factor, no metadata), so
 // [model] needs no workload attributes.
@@ -161,36 +161,11 @@ fs::path fault_config(const fs::path& dir) {
   return p;
 }
 
-wb::test::RunResult workbench(std::vector<std::string> args, std::chrono::milliseconds timeout) {
-  args.insert(args.begin(), kWorkbench);
-  return wb::test::run_to_exit(args, timeout);
-}
-
 json run_json(const std::vector<std::string>& args, std::chrono::milliseconds timeout = 60s) {
-  auto r = workbench(args, timeout);
+  auto r = wb::test::run_workbench(args, timeout);
   INFO("args: " << args[0] << " " << (args.size() > 1 ? args[1] : "") << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   return json::parse(r.out);
-}
-
-// Rows of a query on the store, every column as text ("" for NULL).
-std::vector<std::vector<std::string>> query(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  std::unique_ptr<sqlite3, decltype(&sqlite3_close)> owner(db, sqlite3_close);
-  sqlite3_stmt* st = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
-  std::vector<std::vector<std::string>> rows;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    std::vector<std::string> row;
-    for (int i = 0; i < sqlite3_column_count(st); ++i) {
-      const unsigned char* t = sqlite3_column_text(st, i);
-      row.push_back(t ? reinterpret_cast<const char*>(t) : "");
-    }
-    rows.push_back(row);
-  }
-  sqlite3_finalize(st);
-  return rows;
 }
 
 bool in_fault_region(const std::string& sample_key) {
@@ -214,7 +189,7 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
 
   // The four corners of the grid (a D-optimal design for the linear model): two of them with one
   // disk.
-  auto surface = workbench(
+  auto surface = wb::test::run_workbench(
       with({"map-surface", "--factors", "threads,disks", "--model", "linear", "--points", "4", "--json"}),
       420s);
   INFO("map-surface stderr: " << surface.err);
@@ -224,17 +199,17 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
   // Every search map-surface made with one disk is a mismatch far below the expectation, and
   // there is no other: with four disks the slow one costs less than the tolerance. (A four-disk
   // search may end not-found: at ~1700/s the 1 s trials on this machine are noisy.)
-  auto searches = query(store,
-                        "SELECT s.sample, s.status, COUNT(m.id), MAX(m.ratio) FROM searches s LEFT JOIN "
-                        "mismatches m ON m.search_id = s.id GROUP BY s.id");
+  auto searches = query_rows(store,
+                             "SELECT s.sample, s.status, COUNT(m.id), MAX(m.ratio) FROM searches s LEFT JOIN "
+                             "mismatches m ON m.search_id = s.id GROUP BY s.id");
   REQUIRE(searches.size() == 4);
   // Every load of those searches, for a failure's message: a one-disk search that ends not-found
   // shows how its bracket collapsed.
   std::string loads_seen;
-  for (const auto& l : query(store,
-                             "SELECT s.sample, l.rate, l.trials, l.runlength_s, l.mean_ms, l.ci_low_ms, "
-                             "l.ci_high_ms, l.saturated, l.verdict FROM loads l JOIN searches s ON "
-                             "s.id = l.search_id ORDER BY l.search_id, l.load_index")) {
+  for (const auto& l : query_rows(store,
+                                  "SELECT s.sample, l.rate, l.trials, l.runlength_s, l.mean_ms, l.ci_low_ms, "
+                                  "l.ci_high_ms, l.saturated, l.verdict FROM loads l JOIN searches s ON "
+                                  "s.id = l.search_id ORDER BY l.search_id, l.load_index")) {
     loads_seen += "\n  " + l[0] + " " + l[1] + "/s: " + l[2] + " x " + l[3] + " s, mean " + l[4] + " ms [" +
                   l[5] + ", " + l[6] + "]" + (l[7] == "1" ? " saturated" : "") + " " + l[8];
   }
@@ -256,7 +231,7 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
   // mismatches are ranked before any search agrees with the expectation: every gain is 0 then
   // (the strict ranking is checked below, on the last mismatch). The ranking holds every Z-CART
   // attribute: the factors, then the expectation model's derived metrics.
-  auto mismatches = query(store, "SELECT sample, attributes_json FROM mismatches");
+  auto mismatches = query_rows(store, "SELECT sample, attributes_json FROM mismatches");
   REQUIRE_FALSE(mismatches.empty());
   for (const auto& m : mismatches) {
     INFO(m[0] << " " << m[1]);
@@ -278,21 +253,21 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
     CHECK(p["sample"]["disks"] == 2);
   }
 
-  const std::string before = query(store, "SELECT COALESCE(MAX(id), 0) FROM searches").at(0).at(0);
+  const std::string before = query_rows(store, "SELECT COALESCE(MAX(id), 0) FROM searches").at(0).at(0);
   json agent = run_json(with({"agent", "--once", "--json"}), std::chrono::seconds(150 * probes.size()));
   CHECK(agent["ran"] == probes.size());
-  auto done = query(store, "SELECT status, search_id FROM probes");
+  auto done = query_rows(store, "SELECT status, search_id FROM probes");
   REQUIRE(done.size() == probes.size());
   for (const auto& p : done) {
     CHECK(p[0] == "done");
     CHECK_FALSE(p[1].empty());
   }
-  CHECK(query(store, "SELECT COUNT(*) FROM searches WHERE id > " + before)[0][0] ==
+  CHECK(query_rows(store, "SELECT COUNT(*) FROM searches WHERE id > " + before)[0][0] ==
         std::to_string(probes.size()));
   // Probes' own mismatches (two disks, one slow, may be one) plan no further probes.
-  CHECK(query(store, "SELECT COUNT(*) FROM probes")[0][0] == std::to_string(probes.size()));
+  CHECK(query_rows(store, "SELECT COUNT(*) FROM probes")[0][0] == std::to_string(probes.size()));
 
-  auto shown = workbench(with({"model", "show"}), 60s);
+  auto shown = wb::test::run_workbench(with({"model", "show"}), 60s);
   REQUIRE(shown.exit_code == 0);
   INFO("model show: " << shown.out);
   CHECK(shown.out.find("Z-CART correction") != std::string::npos);
@@ -312,7 +287,7 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
         "SELECT COUNT(m.id) FROM searches s LEFT JOIN mismatches m ON m.search_id = s.id "
         "WHERE s.status = 'found' AND s.sample = '" +
         sample + "' GROUP BY s.id";
-    auto rows = query(store, sql);
+    auto rows = query_rows(store, sql);
     if (rows.size() != 1) return std::nullopt;
     return rows[0][0] != "0";
   };
@@ -330,7 +305,7 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
   int checked = 0;
   for (int threads : {3, 2, 4}) {
     const std::string set = "disks=1,threads=" + std::to_string(threads);
-    if (!query(store, "SELECT 1 FROM searches WHERE sample = '" + set + "'").empty()) continue;
+    if (!query_rows(store, "SELECT 1 FROM searches WHERE sample = '" + set + "'").empty()) continue;
     json w = run_json(with({"whatif", "--set", set, "--json"}));
     std::map<std::string, double> by_source;
     for (const auto& a : w["answers"]) by_source[a["source"]] = a["value"].get<double>();
@@ -342,8 +317,8 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
     // peak records this search as a mismatch too, ranked on every search so far: with the
     // four-disk and two-disk searches known, disks (or the bottleneck, above) explains the
     // mismatches strictly better than threads.
-    auto ranked = query(store, "SELECT attributes_json, ratio FROM mismatches WHERE search_id = " +
-                                   std::to_string(truth["search_id"].get<std::int64_t>()));
+    auto ranked = query_rows(store, "SELECT attributes_json, ratio FROM mismatches WHERE search_id = " +
+                                        std::to_string(truth["search_id"].get<std::int64_t>()));
     REQUIRE(ranked.size() == 1);
     json attrs = json::parse(ranked[0][0]);
     INFO(ranked[0][0]);

@@ -2,20 +2,16 @@
 // Test helpers of the probe loop's CLI tests: the real workbench binary on configs/sim.toml with a
 // hidden deviation in [sim] (the disks slow down from 15 to 30 ms at 4 disks) that the
 // expectation ([model], still 15 ms) does not know.
-#include <sqlite3.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "tests/sut/child_process.hpp"
+#include "tests/support/store_rows.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 namespace wb::test::probes {
 
@@ -24,23 +20,13 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using wb::test::run_to_exit;
 
-inline const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
-inline const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+using wb::test::kSimConfig;
+using wb::test::kWorkbench;
 inline const std::string kDeviation = R"x(service_ms = "15 + 15 * max(0, min(1, {disks} - 3))")x";
 
-inline fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_probes_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+inline fs::path fresh_dir(const std::string& name) { return temp_dir("probes", name); }
 
-inline std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+inline std::string read_file(const fs::path& p) { return read_text(p); }
 
 // configs/sim.toml with the disk's service time in [sim] (not [model]) replaced by kDeviation.
 inline fs::path deviating_config(const fs::path& dir) {
@@ -59,8 +45,7 @@ inline fs::path deviating_config(const fs::path& dir) {
 // A bound against a hang, not a speed check: under the sanitizers one map-surface or agent run
 // here takes minutes (see CMakeLists.txt).
 inline wb::test::RunResult workbench(std::vector<std::string> args) {
-  args.insert(args.begin(), kWorkbench);
-  return run_to_exit(args, 400s);
+  return run_workbench(std::move(args), 400s);
 }
 
 inline json run_json(const std::vector<std::string>& args) {
@@ -70,24 +55,8 @@ inline json run_json(const std::vector<std::string>& args) {
   return json::parse(r.out);
 }
 
-// Rows of a query on the store, every column as text ("" for NULL).
 inline std::vector<std::vector<std::string>> query(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  std::unique_ptr<sqlite3, decltype(&sqlite3_close)> owner(db, sqlite3_close);
-  sqlite3_stmt* st = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
-  std::vector<std::vector<std::string>> rows;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    std::vector<std::string> row;
-    for (int i = 0; i < sqlite3_column_count(st); ++i) {
-      const unsigned char* t = sqlite3_column_text(st, i);
-      row.push_back(t ? reinterpret_cast<const char*>(t) : "");
-    }
-    rows.push_back(row);
-  }
-  sqlite3_finalize(st);
-  return rows;
+  return query_rows(db_path, sql);
 }
 
 inline std::int64_t max_search_id(const std::string& store) {

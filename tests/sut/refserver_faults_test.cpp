@@ -8,17 +8,6 @@ using namespace wb::test;
 using wb::rpc::Op;
 using wb::rpc::Status;
 
-// Emulated stage times are exact sums of doubles; allow their rounding.
-constexpr double kEps = 1e-6;
-
-namespace {
-std::vector<std::string> det(const std::string& threads, const std::string& disks, const std::string& cpu_ms,
-                             const std::string& disk_ms) {
-  return {"--threads",     threads,     "--disks", disks,         "--cpu-ms",      cpu_ms,       "--cpu-dist",
-          "deterministic", "--disk-ms", disk_ms,   "--disk-dist", "deterministic", "--cpu-mode", "sleep"};
-}
-}  // namespace
-
 TEST_CASE("refserver --slow-disk I:F makes disk I F times slower, the others unchanged", "[sut][faults]") {
   auto args = det("1", "2", "0", "10");
   args.insert(args.end(), {"--slow-disk", "1:4"});

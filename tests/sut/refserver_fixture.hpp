@@ -67,4 +67,15 @@ inline double ms_since(Clock::time_point t) {
 double stage(const nlohmann::json& stats, const char* op, const char* stage_name,
              const char* field = "mean_ms");
 
+// Emulated stage times are exact sums of doubles; allow their rounding.
+constexpr double kEps = 1e-6;
+
+// refserver flags for `threads` workers and `disks` disks with deterministic CPU and disk times (the
+// CPU stage sleeps), so that stage times can be checked exactly.
+inline std::vector<std::string> det(const std::string& threads, const std::string& disks,
+                                    const std::string& cpu_ms, const std::string& disk_ms) {
+  return {"--threads",     threads,     "--disks", disks,         "--cpu-ms",      cpu_ms,       "--cpu-dist",
+          "deterministic", "--disk-ms", disk_ms,   "--disk-dist", "deterministic", "--cpu-mode", "sleep"};
+}
+
 }  // namespace wb::test

@@ -15,17 +15,6 @@ using namespace wb::test;
 using wb::rpc::Op;
 using wb::rpc::Status;
 
-// Emulated stage times are exact sums of doubles; allow their rounding.
-constexpr double kEps = 1e-6;
-
-namespace {
-std::vector<std::string> det(const std::string& threads, const std::string& disks, const std::string& cpu_ms,
-                             const std::string& disk_ms) {
-  return {"--threads",     threads,     "--disks", disks,         "--cpu-ms",      cpu_ms,       "--cpu-dist",
-          "deterministic", "--disk-ms", disk_ms,   "--disk-dist", "deterministic", "--cpu-mode", "sleep"};
-}
-}  // namespace
-
 TEST_CASE("refserver stats: deterministic 20 ms disk gives mean disk service of 20 ms", "[sut][stages]") {
   TestServer server(det("2", "1", "0", "20"));
   RpcClient c(server.port());

@@ -12,6 +12,7 @@
 
 #include "sshd_fixture.hpp"
 #include "testbed_support.hpp"
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 const std::string kConfigs = std::string(WB_SOURCE_DIR) + "/configs";
 
 std::string read_text(const fs::path& p) {
@@ -62,6 +63,19 @@ std::string host_line(const std::string& out, const std::string& name) {
   return "";
 }
 
+// `hosts check` on `config` that must fail on the host "remote": the run, and that host's line,
+// which starts with its FAILED verdict.
+std::pair<wb::test::RunResult, std::string> failed_remote_check(const wb::test::SshdFixture& sshd,
+                                                                const std::string& config) {
+  auto r = wb::test::run_to_exit({kWorkbench, "hosts", "check", "--config", config}, 60s);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  std::string line = host_line(r.out, "remote");
+  CHECK_THAT(line,
+             Catch::StartsWith(fmt::format("remote (127.0.0.1:{}) [sut,generator]: FAILED: ", sshd.port())));
+  return {r, line};
+}
+
 }  // namespace
 
 TEST_CASE("hosts check on configs/demo-ssh.toml reaches the SSH host and reports the programs") {
@@ -91,12 +105,8 @@ TEST_CASE("hosts check: an unknown host key (strict known_hosts) names the host 
   fs::path dir = wb::test::fresh_dir("hosts_unknown_key");
   const std::string empty = sshd.write_file("empty_known_hosts", {});
   std::string config = demo_ssh_copy(sshd, dir, sshd.client_key(), empty);
-  auto r = wb::test::run_to_exit({kWorkbench, "hosts", "check", "--config", config}, 60s);
+  auto [r, line] = failed_remote_check(sshd, config);
   INFO(r.out << r.err);
-  CHECK(r.exit_code == 1);
-  std::string line = host_line(r.out, "remote");
-  CHECK_THAT(line,
-             Catch::StartsWith(fmt::format("remote (127.0.0.1:{}) [sut,generator]: FAILED: ", sshd.port())));
   CHECK_THAT(line, Catch::Contains("unknown host key"));
   CHECK_THAT(line, Catch::Contains(fmt::format("ssh-keyscan -p {} 127.0.0.1 >> {}", sshd.port(), empty)));
   CHECK_THAT(line, Catch::Contains("accept-new"));
@@ -121,12 +131,8 @@ TEST_CASE("hosts check: a key the server refuses names the host, the key and the
       wb::test::run_to_exit({"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", wrong}, 30s);
   REQUIRE(keygen.exit_code == 0);
   std::string config = demo_ssh_copy(sshd, dir, wrong, sshd.known_hosts());
-  auto r = wb::test::run_to_exit({kWorkbench, "hosts", "check", "--config", config}, 60s);
+  auto [r, line] = failed_remote_check(sshd, config);
   INFO(r.out << r.err);
-  CHECK(r.exit_code == 1);
-  std::string line = host_line(r.out, "remote");
-  CHECK_THAT(line,
-             Catch::StartsWith(fmt::format("remote (127.0.0.1:{}) [sut,generator]: FAILED: ", sshd.port())));
   CHECK_THAT(line, Catch::Contains("the server refused the key " + wrong));
   CHECK_THAT(line, Catch::Contains("authorized_keys"));
   CHECK_THAT(r.out, Catch::EndsWith("some hosts have problems\n"));

@@ -10,6 +10,7 @@
 
 #include "process_table.hpp"
 #include "testbed_support.hpp"
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -18,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 
 int stored_trials(const fs::path& store) {
   return fs::exists(store) ? std::atoi(wb::test::query(store, "SELECT count(*) FROM trials").c_str()) : 0;

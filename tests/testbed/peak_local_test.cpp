@@ -12,6 +12,7 @@
 #include "core/queue_network.hpp"
 #include "models/open_network.hpp"
 #include "testbed_support.hpp"
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 const std::string kConfigs = std::string(WB_SOURCE_DIR) + "/configs";
 
 // refserver as configs/demo.toml starts it, as a queue network: a pool of `threads` workers;

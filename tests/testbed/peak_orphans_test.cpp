@@ -26,6 +26,8 @@
 #include "process_table.hpp"
 #include "sshd_fixture.hpp"
 #include "testbed_support.hpp"
+#include "tests/support/testbed_toml.hpp"
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -34,13 +36,26 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 constexpr auto kLimit = 5s;  // nothing a killed controller started may live longer than this
 
 std::uint64_t test_seed() {
   if (const char* s = std::getenv("WB_TEST_SEED")) return std::stoull(s);
   return std::random_device{}();
 }
+
+// The kill moments of a test, 0-3 s after its SUT is up, from an RNG whose seed is printed.
+struct KillMoments {
+  std::uint64_t seed = test_seed();
+  std::mt19937_64 rng{seed};
+  std::uniform_int_distribution<int> ms{0, 3000};
+
+  explicit KillMoments(const char* which) {
+    std::printf("peak_orphans %s: seed %llu (WB_TEST_SEED replays it)\n", which,
+                static_cast<unsigned long long>(seed));
+  }
+  int next() { return ms(rng); }
+};
 
 int rounds(int fallback) {
   if (const char* s = std::getenv("WB_ORPHAN_ROUNDS")) return std::stoi(s);
@@ -74,6 +89,13 @@ struct PeakRun {
     ::setenv("WB_ORPHAN_TEST_MARK", marker.c_str(), 1);
     child = std::make_unique<wb::test::ChildProcess>(argv);
   }
+  // Sends `sig` (SIGINT or SIGHUP), which must stop the controller like Ctrl-C (exit 130).
+  void stop_with(int sig) {
+    child->send_signal(sig);
+    const auto code = child->wait_exit(30s);
+    REQUIRE(code.has_value());
+    CHECK(*code == 130);
+  }
   // The controller's stderr after it exited, with the verdict on "address in use".
   std::string finish_stderr() {
     std::string err = child->drain_stderr();
@@ -91,12 +113,8 @@ std::vector<pid_t> named(const std::string& comm, const std::string& marker) {
 
 TEST_CASE(
     "kill -9 of peak on configs/demo.toml at random moments leaves nothing, and the next run starts clean") {
-  const std::uint64_t seed = test_seed();
-  std::printf("peak_orphans local: seed %llu (WB_TEST_SEED replays it)\n",
-              static_cast<unsigned long long>(seed));
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> moment_ms(0, 3000);
+  KillMoments moments("local");
+  INFO("seed " << moments.seed);
   fs::path dir = wb::test::fresh_dir("orphans_local");
   fs::path store = dir / "demo.db";
   const std::string config = wb::test::shipped_config_copy("demo.toml", dir, wb::test::free_port());
@@ -114,7 +132,7 @@ TEST_CASE(
     // Every started process is recorded, owned by this controller.
     CHECK(wait_for([&] { return count(store, fmt::format("WHERE owner_pid = {}", controller)) >= 1; }, 2s));
     CHECK(count(store, fmt::format("WHERE owner_pid != {}", controller)) == 0);  // the dead ones' rows went
-    const int moment = moment_ms(rng);
+    const int moment = moments.next();
     std::this_thread::sleep_for(std::chrono::milliseconds(moment));
     REQUIRE_FALSE(run.child->wait_exit(0ms).has_value());
     if (frozen_guards) {
@@ -144,10 +162,7 @@ TEST_CASE(
 
     // The next run gets a trial under way, then stops cleanly on Ctrl-C with an empty table.
     REQUIRE(wb::test::wait_for_process("wbload", next.marker, 20s).has_value());
-    next.child->send_signal(SIGINT);
-    const auto code = next.child->wait_exit(30s);
-    REQUIRE(code.has_value());
-    CHECK(*code == 130);
+    next.stop_with(SIGINT);
     const std::string err = next.finish_stderr();
     INFO(err);
     CHECK_THAT(err, Catch::Contains(fmt::format("workbench: killed pgid {} on local (", *sut)));
@@ -168,10 +183,7 @@ TEST_CASE("SIGHUP of peak, sent or from a closing terminal, stops it like Ctrl-C
   {  // kill -HUP
     PeakRun run(peak);
     REQUIRE(wb::test::wait_for_process("wbload", run.marker, 20s).has_value());
-    run.child->send_signal(SIGHUP);
-    const auto code = run.child->wait_exit(30s);
-    REQUIRE(code.has_value());
-    CHECK(*code == 130);
+    run.stop_with(SIGHUP);
     CHECK(wb::test::survivors_after(run.marker, kLimit).empty());
     run.finish_stderr();
     CHECK(wb::test::query(store, "SELECT status FROM searches ORDER BY id DESC") ==
@@ -200,51 +212,7 @@ namespace {
 
 // A small refserver testbed on the fixture's "remote" host (as peak_ssh_test.cpp).
 std::string ssh_config(const wb::test::SshdFixture& sshd, const fs::path& dir, int port) {
-  std::string text = fmt::format(R"(
-[testbed]
-name = "ssh-orphans"
-
-[factors.threads]
-levels = [4]
-
-[factors.disks]
-levels = [2]
-
-[peak]
-r_sat_ms = 8
-width = 0.20
-target = "90/70"
-start_rate = 100
-runlength_s = 2
-
-[[hosts]]
-name = "remote"
-address = "{host}"
-port = {sshport}
-user = "{user}"
-identity = "{key}"
-known_hosts = "{known}"
-workdir = "{work}"
-
-[sut]
-host = "remote"
-start = "{{refserver}} --port {{port}} --bind 127.0.0.1 --threads {{threads}} --disks {{disks}} --cpu-ms 0.2 --cpu-mode sleep --disk-ms 5"
-port = {port}
-
-[workload]
-hosts = ["remote"]
-protocol = "rpc"
-target = "127.0.0.1:{{port}}"
-connections = 8
-warmup_s = 0.5
-)",
-                                 fmt::arg("host", sshd.host()), fmt::arg("sshport", sshd.port()),
-                                 fmt::arg("user", sshd.user()), fmt::arg("key", sshd.client_key()),
-                                 fmt::arg("known", sshd.known_hosts()),
-                                 fmt::arg("work", (dir / "work").string()), fmt::arg("port", port));
-  fs::path p = dir / "ssh.toml";
-  std::ofstream(p) << text;
-  return p.string();
+  return wb::test::write_ssh_refserver(dir, "ssh-orphans", sshd, port, "start_rate = 100\nrunlength_s = 2\n");
 }
 
 // The programs a run started on the "remote" host: their command lines name the work directory.
@@ -285,12 +253,8 @@ std::vector<pid_t> members(const std::set<long>& groups) {
 
 TEST_CASE(
     "kill -9 of peak over SSH at random moments leaves nothing on the host, and the next run starts clean") {
-  const std::uint64_t seed = test_seed();
-  std::printf("peak_orphans ssh: seed %llu (WB_TEST_SEED replays it)\n",
-              static_cast<unsigned long long>(seed));
-  INFO("seed " << seed);
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> moment_ms(0, 3000);
+  KillMoments moments("ssh");
+  INFO("seed " << moments.seed);
   wb::test::SshdFixture sshd;
   fs::path dir = wb::test::fresh_dir("orphans_ssh");
   fs::path store = dir / "w.db";
@@ -307,7 +271,7 @@ TEST_CASE(
     REQUIRE(wait_for([&] { return refservers() >= 1; }, 30s));
     const int controller = run.child->pid();
     CHECK(wait_for([&] { return count(store, fmt::format("WHERE owner_pid = {}", controller)) >= 1; }, 2s));
-    const int moment = moment_ms(rng);
+    const int moment = moments.next();
     std::this_thread::sleep_for(std::chrono::milliseconds(moment));
     REQUIRE_FALSE(run.child->wait_exit(0ms).has_value());
     // The groups the run started: its programs', which hold their guards too.
@@ -352,10 +316,7 @@ TEST_CASE(
     };
     REQUIRE(wait_for(new_wbload, 30s));
     for (pid_t pid : stopped) ::kill(pid, SIGKILL);
-    next.child->send_signal(SIGINT);
-    const auto code = next.child->wait_exit(30s);
-    REQUIRE(code.has_value());
-    CHECK(*code == 130);
+    next.stop_with(SIGINT);
     const std::string err = next.finish_stderr();
     INFO(err);
     CHECK_THAT(err, Catch::Contains(fmt::format("workbench: killed pgid ")));

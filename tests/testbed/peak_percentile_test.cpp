@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "testbed_support.hpp"
+#include "tests/support/testbed_toml.hpp"
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -15,52 +17,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 
 // refserver with 4 threads and 2 exponential 5 ms disks on this machine; the region is the p90
 // at 16 ms ± 20% (R_sat = 8 ms stays the expectation model's mean limit). The target's accuracy
 // (80%) is no coarser than the region, so a claim's band is the region itself
 // (docs/decisions.md#tost-claim): 90/70 would let claims lie within ± 30%.
 std::string write_config(const fs::path& dir, int port) {
-  std::string text = fmt::format(R"([testbed]
-name = "percentile-test"
-
-[factors.threads]
-levels = [4]
-
-[factors.disks]
-levels = [2]
-
-[peak]
-r_sat_ms = 8
-width = 0.2
-percentile = 0.9
-l_sat_ms = 16
-target = "90/80"
-start_rate = 100
-runlength_s = 2
-max_trials = 12
-max_loads = 14
-
-[[hosts]]
-name = "box"
-
-[sut]
-host = "box"
-start = "{{refserver}} --port {{port}} --bind 127.0.0.1 --threads {{threads}} --disks {{disks}} --cpu-ms 0.2 --cpu-mode sleep --disk-ms 5"
-port = {port}
-
-[workload]
-hosts = ["box"]
-protocol = "rpc"
-target = "127.0.0.1:{{port}}"
-connections = 8
-warmup_s = 0.5
-)",
-                                 fmt::arg("port", port));
-  fs::path p = dir / "p90.toml";
-  std::ofstream(p) << text;
-  return p.string();
+  wb::test::RefserverTestbed t{.name = "percentile-test", .target = "90/80"};
+  t.peak =
+      "percentile = 0.9\nl_sat_ms = 16\nstart_rate = 100\nrunlength_s = 2\nmax_trials = 12\nmax_loads = 14\n";
+  t.hosts = {"name = \"box\"\n"};
+  t.sut_host = "box";
+  t.port = port;
+  t.sut = wb::test::refserver_start("{disks}", "0.2", "5");
+  t.load_hosts = {"box"};
+  t.connections = 8;
+  t.workload = "warmup_s = 0.5\n";
+  return wb::test::write_testbed(dir / "p90.toml", t);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 
 #include "sshd_fixture.hpp"
 #include "testbed_support.hpp"
+#include "tests/support/testbed_toml.hpp"
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -18,61 +20,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 
 // A small refserver testbed on the fixture's "remote" host.
 // budget_s caps the search's cost (0: no cap).
 std::string ssh_config(const wb::test::SshdFixture& sshd, const fs::path& dir, double runlength_s, int port,
                        double budget_s = 0) {
-  std::string text = fmt::format(R"(
-[testbed]
-name = "ssh-test"
-
-[factors.threads]
-levels = [4]
-
-[factors.disks]
-levels = [2]
-
-[peak]
-r_sat_ms = 8
-width = 0.20
-target = "90/70"
-start_rate = 100
-runlength_s = {runlength}
-max_trials = 12
-max_loads = 14
-budget_s = {budget}
-
-[[hosts]]
-name = "remote"
-address = "{host}"
-port = {sshport}
-user = "{user}"
-identity = "{key}"
-known_hosts = "{known}"
-workdir = "{work}"
-
-[sut]
-host = "remote"
-start = "{{refserver}} --port {{port}} --bind 127.0.0.1 --threads {{threads}} --disks {{disks}} --cpu-ms 0.2 --cpu-mode sleep --disk-ms 5"
-port = {port}
-
-[workload]
-hosts = ["remote"]
-protocol = "rpc"
-target = "127.0.0.1:{{port}}"
-connections = 8
-warmup_s = 0.5
-)",
-                                 fmt::arg("runlength", runlength_s), fmt::arg("budget", budget_s),
-                                 fmt::arg("host", sshd.host()), fmt::arg("sshport", sshd.port()),
-                                 fmt::arg("user", sshd.user()), fmt::arg("key", sshd.client_key()),
-                                 fmt::arg("known", sshd.known_hosts()),
-                                 fmt::arg("work", (dir / "work").string()), fmt::arg("port", port));
-  fs::path p = dir / "ssh.toml";
-  std::ofstream(p) << text;
-  return p.string();
+  return wb::test::write_ssh_refserver(
+      dir, "ssh-test", sshd, port,
+      fmt::format("start_rate = 100\nrunlength_s = {}\nmax_trials = 12\nmax_loads = 14\nbudget_s = {}\n",
+                  runlength_s, budget_s));
 }
 
 int stored_trials(const fs::path& store) {

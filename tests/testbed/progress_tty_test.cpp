@@ -7,6 +7,7 @@
 #include <string>
 
 #include "testbed_support.hpp"
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -14,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 
 std::vector<std::string> trial_argv(const std::string& config, const fs::path& store) {
   return {kWorkbench, "trial", "--config", config, "--store",     store.string(),

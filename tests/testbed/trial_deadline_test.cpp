@@ -17,6 +17,8 @@
 #include "process_table.hpp"
 #include "sshd_fixture.hpp"
 #include "testbed_support.hpp"
+#include "tests/support/testbed_toml.hpp"
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -25,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 
 // The generator's deadline in these configs: warm-up 0.2 + runlength 1 + timeout_s 1 + slack 1.
 constexpr double kGeneratorDeadlineS = 3.2;
@@ -33,52 +35,18 @@ constexpr double kGeneratorDeadlineS = 3.2;
 // A refserver testbed on one host ("box"): this machine, or the fixture's sshd when `sshd` is set.
 // `sut` is the [sut] start line and anything after it.
 std::string write_config(const fs::path& dir, const wb::test::SshdFixture* sshd, const std::string& sut) {
-  std::string host = "name = \"box\"\n";
-  if (sshd != nullptr) {
-    host += fmt::format(
-        "address = \"{}\"\nport = {}\nuser = \"{}\"\nidentity = \"{}\"\nknown_hosts = \"{}\"\nworkdir = "
-        "\"{}\"\n",
-        sshd->host(), sshd->port(), sshd->user(), sshd->client_key(), sshd->known_hosts(),
-        (dir / "work").string());
-  }
-  std::string text =
-      fmt::format(R"([testbed]
-name = "deadline-test"
-
-[factors.threads]
-levels = [2]
-
-[peak]
-r_sat_ms = 8
-width = 0.2
-target = "90/70"
-runlength_s = 1
-
-[[hosts]]
-{host}
-[sut]
-host = "box"
-port = {port}
-{sut}
-
-[workload]
-hosts = ["box"]
-protocol = "rpc"
-target = "127.0.0.1:{{port}}"
-connections = 4
-warmup_s = 0.2
-timeout_s = 1
-deadline_slack_s = 1
-)",
-                  fmt::arg("host", host), fmt::arg("port", wb::test::free_port()), fmt::arg("sut", sut));
-  fs::path p = dir / "deadline.toml";
-  std::ofstream(p) << text;
-  return p.string();
+  wb::test::RefserverTestbed t{
+      .name = "deadline-test", .threads = 2, .disks = 0, .peak = "runlength_s = 1\n"};
+  t.hosts = {sshd != nullptr ? wb::test::ssh_host("box", *sshd, dir / "work") : "name = \"box\"\n"};
+  t.sut_host = "box";
+  t.port = wb::test::free_port();
+  t.sut = sut;
+  t.load_hosts = {"box"};
+  t.workload = "warmup_s = 0.2\ntimeout_s = 1\ndeadline_slack_s = 1\n";
+  return wb::test::write_testbed(dir / "deadline.toml", t);
 }
 
-const std::string kRefserverStart =
-    "start = \"{refserver} --port {port} --bind 127.0.0.1 --threads {threads} --disks 1 --cpu-ms 0.1 "
-    "--cpu-mode sleep --disk-ms 1\"\n";
+const std::string kRefserverStart = wb::test::refserver_start("1", "0.1", "1") + "\n";
 
 // Every local process started from here on (workbench and what it runs here) carries the marker.
 std::string mark_children() {

@@ -13,6 +13,8 @@
 
 #include "sshd_fixture.hpp"
 #include "testbed_support.hpp"
+#include "tests/support/testbed_toml.hpp"
+#include "tests/support/workbench_cli.hpp"
 #include "tests/sut/child_process.hpp"
 
 using namespace std::chrono_literals;
@@ -20,56 +22,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kWorkbench = std::string(WB_BINARY_DIR) + "/controller/workbench";
+using wb::test::kWorkbench;
 
 std::string two_generator_config(const wb::test::SshdFixture& sshd, const fs::path& dir, int port) {
-  std::string text = fmt::format(R"([testbed]
-name = "two-generators"
-
-[factors.threads]
-levels = [4]
-
-[factors.disks]
-levels = [2]
-
-[peak]
-r_sat_ms = 8
-width = 0.2
-target = "90/70"
-runlength_s = 1
-
-[[hosts]]
-name = "here"
-
-[[hosts]]
-name = "remote"
-address = "{host}"
-port = {sshport}
-user = "{user}"
-identity = "{key}"
-known_hosts = "{known}"
-workdir = "{work}"
-
-[sut]
-host = "here"
-start = "{{refserver}} --port {{port}} --bind 127.0.0.1 --threads {{threads}} --disks {{disks}} --cpu-ms 0.1 --cpu-mode sleep --disk-ms 1"
-port = {port}
-
-[workload]
-hosts = ["here", "remote"]
-protocol = "rpc"
-target = "127.0.0.1:{{port}}"
-connections = 4
-arrivals = "constant"
-warmup_s = 0.3
-)",
-                                 fmt::arg("host", sshd.host()), fmt::arg("sshport", sshd.port()),
-                                 fmt::arg("user", sshd.user()), fmt::arg("key", sshd.client_key()),
-                                 fmt::arg("known", sshd.known_hosts()),
-                                 fmt::arg("work", (dir / "work").string()), fmt::arg("port", port));
-  fs::path p = dir / "two.toml";
-  std::ofstream(p) << text;
-  return p.string();
+  wb::test::RefserverTestbed t{.name = "two-generators", .peak = "runlength_s = 1\n"};
+  t.hosts = {"name = \"here\"\n", wb::test::ssh_host("remote", sshd, dir / "work")};
+  t.sut_host = "here";
+  t.port = port;
+  t.sut = wb::test::refserver_start("{disks}", "0.1", "1");
+  t.load_hosts = {"here", "remote"};
+  t.workload = "arrivals = \"constant\"\nwarmup_s = 0.3\n";
+  return wb::test::write_testbed(dir / "two.toml", t);
 }
 
 struct GeneratorLine {
@@ -146,35 +109,15 @@ TEST_CASE("restart = per-trial starts and stops the SUT around every trial, per-
   const int port = wb::test::free_port();
   for (const std::string restart : {"per-sample", "per-trial"}) {
     fs::path config = dir / (restart + ".toml");
-    std::ofstream(config) << fmt::format(R"([testbed]
-name = "restart"
-
-[factors.threads]
-levels = [2]
-
-[peak]
-r_sat_ms = 8
-width = 0.2
-target = "90/70"
-runlength_s = 1
-
-[[hosts]]
-name = "here"
-
-[sut]
-host = "here"
-start = "{{refserver}} --port {{port}} --bind 127.0.0.1 --threads {{threads}} --disks 1 --cpu-ms 0.1 --cpu-mode sleep --disk-ms 1"
-port = {port}
-restart = "{restart}"
-
-[workload]
-hosts = ["here"]
-protocol = "rpc"
-target = "127.0.0.1:{{port}}"
-connections = 2
-warmup_s = 0.2
-)",
-                                         fmt::arg("port", port), fmt::arg("restart", restart));
+    wb::test::RefserverTestbed t{.name = "restart", .threads = 2, .disks = 0, .peak = "runlength_s = 1\n"};
+    t.hosts = {"name = \"here\"\n"};
+    t.sut_host = "here";
+    t.port = port;
+    t.sut = wb::test::refserver_start("1", "0.1", "1") + "\nrestart = \"" + restart + "\"";
+    t.load_hosts = {"here"};
+    t.connections = 2;
+    t.workload = "warmup_s = 0.2\n";
+    wb::test::write_testbed(config, t);
     auto r = wb::test::run_to_exit(
         {kWorkbench, "trial", "--config", config.string(), "--store", (dir / (restart + ".db")).string(),
          "--rate", "50", "--runlength", "0.5", "--trials", "3", "--json", "--verbose"},

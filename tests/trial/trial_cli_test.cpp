@@ -20,7 +20,7 @@ using wb::test::workbench;
 
 namespace {
 
-const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
+using wb::test::kSimConfig;
 
 // configs/sim.toml with the disk of [sim] (not of [model]) taking 30 ms instead of 15.
 fs::path slow_disk_config(const fs::path& dir) {
@@ -38,6 +38,14 @@ fs::path slow_disk_config(const fs::path& dir) {
 
 std::string count(const std::string& store, const std::string& table) {
   return query(store, "SELECT COUNT(*) FROM " + table).at(0).at(0);
+}
+
+// `columns` of the one row of `table` with this `id` (as rows of query: [0] is that row).
+std::vector<std::vector<std::string>> row_by_id(const std::string& store, const std::string& columns,
+                                                const std::string& table, const std::string& id) {
+  auto rows = query(store, "SELECT " + columns + " FROM " + table + " WHERE id = " + id);
+  REQUIRE(rows.size() == 1);
+  return rows;
 }
 
 }  // namespace
@@ -78,11 +86,8 @@ TEST_CASE("a fixed-rate run that agrees with the expectation is stored with its 
 
   // Stored: one run of policy and status "fixed" with the mean and CI, and its three trials.
   const std::string id = std::to_string(j["run_id"].get<std::int64_t>());
-  auto run = query(store,
-                   "SELECT policy, status, mean_ms, ci_low_ms, ci_high_ms, trials, peak_rate FROM "
-                   "searches WHERE id = " +
-                       id);
-  REQUIRE(run.size() == 1);
+  auto run =
+      row_by_id(store, "policy, status, mean_ms, ci_low_ms, ci_high_ms, trials, peak_rate", "searches", id);
   CHECK(run[0][0] == "fixed");
   CHECK(run[0][1] == "fixed");
   CHECK(std::stod(run[0][2]) == Approx(mean));
@@ -130,11 +135,8 @@ TEST_CASE("a fixed-rate run far from the expectation records a response-time mis
   CHECK(r.err.find("fixed-rate run") != std::string::npos);
 
   const std::string mid = std::to_string(j["mismatch"]["mismatch_id"].get<std::int64_t>());
-  auto m = query(store,
-                 "SELECT metric, expected, measured, search_id, center, attributes_json, sample FROM "
-                 "mismatches WHERE id = " +
-                     mid);
-  REQUIRE(m.size() == 1);
+  auto m = row_by_id(store, "metric, expected, measured, search_id, center, attributes_json, sample",
+                     "mismatches", mid);
   CHECK(m[0][0] == "mean_ms");
   CHECK(std::stod(m[0][1]) == Approx(expected));
   CHECK(std::stod(m[0][2]) == Approx(mean));

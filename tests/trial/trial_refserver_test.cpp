@@ -9,10 +9,9 @@
 #include "tests/trial/trial_support.hpp"
 
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
+using namespace wb::test;
 using nlohmann::json;
-using wb::test::query;
-using wb::test::workbench;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -100,15 +99,21 @@ within = "workers"
   return p;
 }
 
+// `workbench trial` on `config` at `rate` for `trials` trials of 2 s, with --json.
+RunResult slow_disk_trial(const fs::path& config, const std::string& store, const std::string& rate,
+                          const std::string& trials) {
+  return workbench({"trial", "--config", config.string(), "--store", store, "--rate", rate, "--runlength",
+                    "2", "--trials", trials, "--json"},
+                   90s);
+}
+
 }  // namespace
 
 TEST_CASE("a refserver with a slow disk: stage times per trial, and the disk deviates most") {
-  fs::path dir = wb::test::fresh_dir("refserver");
+  fs::path dir = fresh_dir("refserver");
   fs::path config = slow_disk_config(dir, kTrialPeak);
   const std::string store = (dir / "w.db").string();
-  auto r = workbench({"trial", "--config", config.string(), "--store", store, "--rate", "100", "--runlength",
-                      "2", "--trials", "3", "--json"},
-                     90s);
+  auto r = slow_disk_trial(config, store, "100", "3");
   INFO("stderr: " << r.err << "\nstdout: " << r.out);
   REQUIRE(r.exit_code == 1);
   json j = json::parse(r.out);
@@ -179,12 +184,10 @@ TEST_CASE("a trial past the refserver's capacity is saturated: its answers fall 
   // With the slow disk the server answers at most about 240/s (200/s on the fast disk, 50/s on
   // the slow one, less the long log writes). wbload waits for every answer, so completed equals
   // sent; only the answers inside the 2 s window show that 400/s was not served.
-  fs::path dir = wb::test::fresh_dir("refserver_over");
+  fs::path dir = fresh_dir("refserver_over");
   fs::path config = slow_disk_config(dir, kTrialPeak);
   const std::string store = (dir / "w.db").string();
-  auto r = workbench({"trial", "--config", config.string(), "--store", store, "--rate", "400", "--runlength",
-                      "2", "--trials", "2", "--json"},
-                     90s);
+  auto r = slow_disk_trial(config, store, "400", "2");
   INFO("stderr: " << r.err << "\nstdout: " << r.out);
   REQUIRE((r.exit_code == 0 || r.exit_code == 1));
   json j = json::parse(r.out);

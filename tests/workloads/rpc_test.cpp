@@ -7,13 +7,15 @@
 
 #include "child.hpp"
 #include "sut/capacity.hpp"
+#include "wbload_run.hpp"
 #include "workloads/result.hpp"
 
 using wbtest::Child;
+using wbtest::kWbload;
+using wbtest::run_wbload;
 
 namespace {
 
-const std::string kWbload = std::string(WB_BINARY_DIR) + "/workloads/wbload";
 const std::string kRefserver = std::string(WB_BINARY_DIR) + "/sut/refserver";
 
 // Starts refserver on a kernel-chosen port and returns "127.0.0.1:<port>".
@@ -44,15 +46,6 @@ std::vector<std::string> refserver_args(int threads, int disks, double cpu_ms, d
                                 "7"};
   a.insert(a.end(), more.begin(), more.end());
   return a;
-}
-
-wb::LoadResult run_wbload(std::vector<std::string> args) {
-  args.insert(args.begin(), kWbload);
-  args.push_back("--json");
-  auto r = wbtest::run_command(args, 90);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return wb::parse_result(r.out);
 }
 
 }  // namespace

@@ -7,14 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include "child.hpp"
+#include "wbload_run.hpp"
 #include "workloads/result.hpp"
 
 namespace fs = std::filesystem;
 using wbtest::Child;
+using wbtest::kWbload;
+using wbtest::run_wbload;
 
 namespace {
 
-const std::string kWbload = std::string(WB_BINARY_DIR) + "/workloads/wbload";
 const std::string kMixes = std::string(WB_SOURCE_DIR) + "/workloads/mixes/";
 
 struct TempDir {
@@ -28,15 +30,6 @@ struct TempDir {
     fs::remove_all(path, ec);
   }
 };
-
-wb::LoadResult run_wbload(std::vector<std::string> args) {
-  args.insert(args.begin(), kWbload);
-  args.push_back("--json");
-  auto r = wbtest::run_command(args, 90);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return wb::parse_result(r.out);
-}
 
 // The checks every healthy run must pass: every request offered in the window was sent and
 // answered, none failed, the achieved rate matches the offered one.
