@@ -141,7 +141,6 @@ void print_explanation(const WhatifRequest& r, const WhatifResult& w) {
 
 int run_whatif(const CommonOptions& common, WhatifOptions& o) {
   o.request.metric = parse_whatif_metric(o.metric);
-  validate_whatif(o.request);
   Config config = Config::load(common.config);
   WhatifResult w = answer_whatif(config, common.store_or(config.store_path()), o.request);
   if (common.json) {
