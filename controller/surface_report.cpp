@@ -34,7 +34,7 @@ nlohmann::json surface_json(const SurfaceReport& r) {
   j["surface_id"] = r.surface_id;
   j["testbed"] = r.config->name();
   j["factors"] = plan.factors;
-  j["status"] = r.status;
+  j["status"] = to_string(r.status);
   j["policy"] = r.policy;
   j["seeding"] = r.seeding;
   nlohmann::json coding = nlohmann::json::object();
@@ -152,7 +152,7 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
   fmt::print(out, "cost: {:.0f} s ({:.2f} h) machine time; wall time {:.0f} s ({:.2f} h) on {} slot{}\n",
              r.run.cost_s, r.run.cost_s / 3600, r.run.wall_s, r.run.wall_s / 3600, r.parallel,
              r.parallel == 1 ? "" : "s");
-  if (r.status == "budget") out << "stopped by --budget: some samples were not measured\n";
+  if (r.status == store::SurfaceState::kBudget) out << "stopped by --budget: some samples were not measured\n";
 }
 
 }  // namespace wb

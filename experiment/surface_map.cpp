@@ -173,7 +173,7 @@ SurfaceReport map_surface(const Config& config, const std::string& store_path, c
   ro.probing = probing;
   report.run = run_surface(report.surface_id, ro);
 
-  report.status = report.run.budget_stopped ? "budget" : "done";
+  report.status = report.run.budget_stopped ? store::SurfaceState::kBudget : store::SurfaceState::kDone;
   report.seeding = r.seeding;
   report.parallel = r.parallel;
   fit_report_surface(report);

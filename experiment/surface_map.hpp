@@ -37,7 +37,7 @@ struct SurfaceReport {
   const Config* config = nullptr;
   SurfacePlan plan;
   SurfaceRun run;
-  std::string status;  // done | budget
+  store::SurfaceState status = store::SurfaceState::kDone;
   std::string policy;
   bool seeding = false;
   int parallel = 1;

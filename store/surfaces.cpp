@@ -1,6 +1,8 @@
 #include "store/surfaces.hpp"
 
 #include <fmt/format.h>
+
+#include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +12,22 @@
 #include "store/store_internal.hpp"
 
 namespace wb::store {
+
+namespace {
+
+// The texts of the status column, in SurfaceState order.
+constexpr std::array<std::string_view, 3> kSurfaceStates{"running", "done", "budget"};
+
+}  // namespace
+
+std::string_view to_string(SurfaceState state) { return kSurfaceStates.at(static_cast<std::size_t>(state)); }
+
+SurfaceState parse_surface_state(std::string_view text) {
+  for (std::size_t i = 0; i < kSurfaceStates.size(); ++i) {
+    if (kSurfaceStates[i] == text) return static_cast<SurfaceState>(i);
+  }
+  throw Error(fmt::format("store: unknown surface status '{}'", text));
+}
 
 std::optional<SurfaceRecord> SurfaceStore::find_running_surface(const std::string& testbed,
                                                                 const std::string& params_key) {
@@ -55,7 +73,7 @@ std::optional<SurfaceRecord> SurfaceStore::surface(std::int64_t id) {
   r.testbed = s.column_text(0);
   r.params_key = s.column_text(1);
   r.params_json = s.column_text(2);
-  r.status = s.column_text(3);
+  r.status = parse_surface_state(s.column_text(3));
   Statement p = db_.prepare(
       "SELECT position, sample_json, search_id, slot, start_rate, seeded, seed_elasticity FROM "
       "surface_points "
@@ -94,10 +112,10 @@ std::int64_t SurfaceStore::begin_surface_search(std::int64_t surface_id, int pos
   return search_id;
 }
 
-void SurfaceStore::finish_surface(std::int64_t id, const std::string& status) {
+void SurfaceStore::finish_surface(std::int64_t id, SurfaceState status) {
   Statement s = db_.prepare(
       "UPDATE surfaces SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1");
-  s.bind(1, id).bind(2, status).run();
+  s.bind(1, id).bind(2, std::string(to_string(status))).run();
 }
 
 }  // namespace wb::store

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/sample.hpp"
@@ -14,6 +15,12 @@
 namespace wb::store {
 
 class Database;
+
+// A surface's status column: running (resumable), done, or stopped by a budget (also resumable).
+enum class SurfaceState { kRunning, kDone, kBudget };
+std::string_view to_string(SurfaceState state);
+// The state a status column holds; Error for a text no version of workbench writes.
+SurfaceState parse_surface_state(std::string_view text);
 
 // One planned sample of a response surface, in the order it is measured.
 struct SurfacePoint {
@@ -32,7 +39,7 @@ struct SurfaceRecord {
   std::string testbed;
   std::string params_key;  // canonical text of the parameters; equal keys resume each other
   std::string params_json;
-  std::string status;                // running | done | budget
+  SurfaceState status = SurfaceState::kRunning;
   std::vector<SurfacePoint> points;  // by position
 };
 
@@ -50,7 +57,7 @@ class SurfaceStore {
   std::vector<std::int64_t> done_surfaces(const std::string& testbed);
   std::int64_t begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search,
                                     int slot, double start_rate, bool seeded, double seed_elasticity = 0);
-  void finish_surface(std::int64_t id, const std::string& status);
+  void finish_surface(std::int64_t id, SurfaceState status);
 
  private:
   Database& db_;

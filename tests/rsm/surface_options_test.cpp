@@ -82,7 +82,7 @@ TEST_CASE("model options round-trip through the params key and the JSON report",
   report.config = &config;
   report.plan = plan;
   report.run = run;
-  report.status = "done";
+  report.status = wb::store::SurfaceState::kDone;
   wb::fit_report_surface(report);
   REQUIRE(report.surface);
   CHECK(report.surface->kind() == wb::ModelKind::kCubic);

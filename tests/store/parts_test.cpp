@@ -55,10 +55,24 @@ TEST_CASE("a surface keeps its tour, takes one search per point, and ends with a
   CHECK(s.search(search)->sample.key() == sample("8").key());
   CHECK(s.done_surfaces("demo").empty());
 
-  s.finish_surface(id, "done");
-  CHECK(s.surface(id)->status == "done");
+  s.finish_surface(id, store::SurfaceState::kDone);
+  CHECK(s.surface(id)->status == store::SurfaceState::kDone);
   CHECK(!s.find_running_surface("demo", "key-a"));  // finished: a new run starts a new surface
   CHECK(s.done_surfaces("demo") == std::vector<std::int64_t>{id});
+}
+
+TEST_CASE("status columns parse to the states their texts name and refuse other texts") {
+  for (auto state : {store::SurfaceState::kRunning, store::SurfaceState::kDone, store::SurfaceState::kBudget}) {
+    CHECK(store::parse_surface_state(store::to_string(state)) == state);
+  }
+  for (auto state : {store::SearchState::kRunning, store::SearchState::kInterrupted, store::SearchState::kFound,
+                     store::SearchState::kNotFound, store::SearchState::kBudget, store::SearchState::kFailed,
+                     store::SearchState::kFixed}) {
+    CHECK(store::parse_search_state(store::to_string(state)) == state);
+  }
+  CHECK(store::to_string(store::SurfaceState::kBudget) == "budget");
+  CHECK_THROWS_AS(store::parse_surface_state("finished"), Error);
+  CHECK_THROWS_AS(store::parse_search_state(""), Error);
 }
 
 TEST_CASE("truths, expectations, calibrations and Z-CART trees round-trip") {
