@@ -2,19 +2,12 @@
 // exits (for cron); otherwise it looks again every [probing] poll_s until interrupted.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "controller/cli.hpp"
 #include "core/cli_numbers.hpp"
-#include "core/error.hpp"
-#include "experiment/interrupt.hpp"
-#include "experiment/leases.hpp"
-#include "experiment/probe_runner.hpp"
-#include "experiment/testbed.hpp"
-#include "store/store.hpp"
+#include "experiment/probe_service.hpp"
 
 namespace wb {
 
@@ -26,41 +19,18 @@ struct AgentOptions {
   bool verbose = false;
 };
 
-// Sleeps up to `seconds`, waking early on an interrupt.
-void interruptible_sleep(double seconds) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < end) {
-    if (interrupt_requested()) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
-
 int run_agent(const CommonOptions& common, const AgentOptions& o) {
-  if (o.max == 0 || o.max < -1) throw InputError("agent: --max must be a positive number of probes");
   Config config = Config::load(common.config);
-  ProbeConfig probing = probe_config(config);
-  PeakRequest request;
+  ProbeRunRequest request;
+  request.agent = true;
+  request.once = o.once;
+  request.max = o.max;
   request.verbose = o.verbose;
-  PreparedPeak prepared = prepare_peak(config, request);
-  validate_testbed(config);
-  store::Store store(common.store_or(config.store_path()));
-  Leases leases(store.path(), config.lease_timeout_s());
-  leases.sweep(store, std::cerr);
-  ZCartAttributes attributes(config);
-  ProbeRunner runner{config, probing, request, prepared, leases, std::cerr, &attributes};
-
-  int ran = 0;
-  for (;;) {
-    ran += run_due_probes(store, runner, o.max < 0 ? -1 : o.max - ran);
-    if (o.once || (o.max > 0 && ran >= o.max)) break;
-    interruptible_sleep(probing.poll_s);
-    check_interrupt();  // between probes nothing is in flight: a clean stop (exit 130)
-  }
-  std::size_t open = store.mismatches(config.name(), true).size();
+  ProbeRunResult r = run_probes(config, common.store_or(config.store_path()), request, std::cerr);
   if (common.json) {
-    std::cout << nlohmann::json{{"ran", ran}, {"open_mismatches", open}}.dump() << "\n";
+    std::cout << nlohmann::json{{"ran", r.ran}, {"open_mismatches", r.open_mismatches}}.dump() << "\n";
   } else {
-    std::cout << fmt::format("{} probe(s) run; {} mismatch(es) open\n", ran, open);
+    std::cout << fmt::format("{} probe(s) run; {} mismatch(es) open\n", r.ran, r.open_mismatches);
   }
   return 0;
 }

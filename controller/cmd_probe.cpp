@@ -3,19 +3,14 @@
 
 #include <ctime>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "controller/cli.hpp"
 #include "controller/peak_report.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/error.hpp"
-#include "experiment/interrupt.hpp"
-#include "experiment/leases.hpp"
 #include "experiment/probe_check.hpp"
-#include "experiment/probe_runner.hpp"
-#include "experiment/testbed.hpp"
-#include "store/store.hpp"
+#include "experiment/probe_service.hpp"
 
 namespace wb {
 
@@ -50,37 +45,30 @@ nlohmann::json probe_json(const Config& config, const store::Store::ProbeRow& p)
 
 int run_list(const CommonOptions& common, const ProbeOptions& o) {
   Config config = Config::load(common.config);
-  store::Store store(common.store_or(config.store_path()));
-  std::vector<store::Store::ProbeRow> probes = store.probes(config.name(), o.all);
-  std::map<std::int64_t, store::Store::MismatchRow> mismatches;  // of the listed probes
-  for (const auto& p : probes) {
-    if (mismatches.count(p.mismatch_id) == 0) {
-      if (auto m = store.mismatch(p.mismatch_id)) mismatches.emplace(p.mismatch_id, *m);
-    }
-  }
+  ProbeListing l = list_probes(config, common.store_or(config.store_path()), o.all);
   if (common.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& p : probes) {
+    for (const auto& p : l.probes) {
       nlohmann::json j = probe_json(config, p);
-      auto m = mismatches.find(p.mismatch_id);
-      j["center"] = m != mismatches.end() && m->second.center ? nlohmann::json(*m->second.center) : nullptr;
+      auto m = l.mismatches.find(p.mismatch_id);
+      j["center"] = m != l.mismatches.end() && m->second.center ? nlohmann::json(*m->second.center) : nullptr;
       out.push_back(j);
     }
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  if (probes.empty()) {
+  if (l.probes.empty()) {
     std::cout << (o.all ? "no probes\n" : "no planned or running probes (--all shows every probe)\n");
     return 0;
   }
   std::cout << fmt::format("{:>5}  {:>8}  {:<10}  {:>8}  {:<20}  {:<10}  {}\n", "probe", "mismatch", "status",
                            "priority", "not before (UTC)", "varies", "sample");
-  for (const auto& p : probes) {
+  for (const auto& p : l.probes) {
     std::cout << fmt::format("{:>5}  {:>8}  {:<10}  {:>8g}  {:<20}  {:<10}  {}{}\n", p.id, p.mismatch_id,
                              to_string(p.status), p.priority, utc_text(p.not_before), p.attribute,
                              p.sample.key(), p.search_id ? fmt::format("  (search {})", *p.search_id) : "");
   }
-  for (const auto& [id, m] : mismatches) {
+  for (const auto& [id, m] : l.mismatches) {
     std::string center = mismatch_center_text(m);
     std::cout << fmt::format("mismatch {} at {} ({}): {}{}\n", id, m.sample.key(), to_string(m.status),
                              mismatch_figures_text(m), center.empty() ? "" : "; center " + center);
@@ -89,74 +77,34 @@ int run_list(const CommonOptions& common, const ProbeOptions& o) {
 }
 
 int run_run(const CommonOptions& common, const ProbeOptions& o) {
-  if (o.due == !o.ids.empty()) throw InputError("probe run: give either --due or probe ids");
   Config config = Config::load(common.config);
-  ProbeConfig probing = probe_config(config);
-  PeakRequest request;
+  ProbeRunRequest request;
+  request.due = o.due;
+  request.ids = o.ids;
   request.verbose = o.verbose;
-  PreparedPeak prepared = prepare_peak(config, request);
-  validate_testbed(config);
-  store::Store store(common.store_or(config.store_path()));
-  for (std::int64_t id : o.ids) {
-    auto p = store.probe(id);
-    if (!p || p->testbed != config.name())
-      throw InputError(fmt::format("no probe {} of testbed {} in store {}", id, config.name(), store.path()));
-  }
-  Leases leases(store.path(), config.lease_timeout_s());
-  leases.sweep(store, std::cerr);
-  ZCartAttributes attributes(config);
-  ProbeRunner runner{config, probing, request, prepared, leases, std::cerr, &attributes};
-  int ran = 0;
-  bool refused = false;
-  if (o.due) {
-    ran = run_due_probes(store, runner, -1);
-  } else {
-    for (std::int64_t id : o.ids) {
-      reclaim_dead_probes(store, leases, config.name());
-      std::optional<store::Store::ProbeRow> p = claim_probe(store, leases, config.name(), id);
-      if (!p) {
-        std::cerr << fmt::format("probe {}: {}, not run\n", id, to_string(store.probe(id)->status));
-        refused = true;
-        continue;
-      }
-      run_claimed_probe(store, runner, *p);
-      ++ran;
-    }
-  }
+  ProbeRunResult r = run_probes(config, common.store_or(config.store_path()), request, std::cerr);
+  for (const auto& [id, status] : r.not_run) std::cerr << fmt::format("probe {}: {}, not run\n", id, to_string(status));
   if (common.json) {
-    std::cout << nlohmann::json{{"ran", ran}}.dump() << "\n";
+    std::cout << nlohmann::json{{"ran", r.ran}}.dump() << "\n";
   } else {
-    std::cout << fmt::format("{} probe(s) run\n", ran);
+    std::cout << fmt::format("{} probe(s) run\n", r.ran);
   }
-  return to_int(refused ? ExitStatus::kNegative : ExitStatus::kOk);
+  return to_int(r.not_run.empty() ? ExitStatus::kOk : ExitStatus::kNegative);
 }
 
 int run_cancel(const CommonOptions& common, const ProbeOptions& o) {
-  if (o.ids.empty()) throw InputError("probe cancel: give the ids of the probes to cancel");
   Config config = Config::load(common.config);
-  store::Store store(common.store_or(config.store_path()));
-  // Every id is checked before any is cancelled: a typo changes nothing.
-  for (std::int64_t id : o.ids) {
-    auto p = store.probe(id);
-    if (!p || p->testbed != config.name())
-      throw InputError(fmt::format("no probe {} of testbed {} in store {}", id, config.name(), store.path()));
+  ProbeCancelResult r = cancel_probes(config, common.store_or(config.store_path()), o.ids);
+  if (common.json) {
+    nlohmann::json refused = nlohmann::json::array();
+    for (const auto& n : r.refused)
+      refused.push_back({{"probe_id", n.id}, {"status", to_string(n.status)}, {"reason", n.reason}});
+    std::cout << nlohmann::json{{"cancelled", r.cancelled}, {"not_cancelled", refused}}.dump() << "\n";
+  } else {
+    for (std::int64_t id : r.cancelled) std::cout << fmt::format("probe {} cancelled\n", id);
+    for (const auto& n : r.refused) std::cout << fmt::format("probe {} not cancelled: {}\n", n.id, n.reason);
   }
-  nlohmann::json cancelled = nlohmann::json::array();
-  nlohmann::json refused = nlohmann::json::array();
-  Leases leases(store.path(), config.lease_timeout_s());
-  for (std::int64_t id : o.ids) {
-    std::string why = cancel_probe(store, leases, id);
-    if (why.empty()) {
-      cancelled.push_back(id);
-      if (!common.json) std::cout << fmt::format("probe {} cancelled\n", id);
-    } else {
-      refused.push_back({{"probe_id", id}, {"status", to_string(store.probe(id)->status)}, {"reason", why}});
-      if (!common.json) std::cout << fmt::format("probe {} not cancelled: {}\n", id, why);
-    }
-  }
-  if (common.json)
-    std::cout << nlohmann::json{{"cancelled", cancelled}, {"not_cancelled", refused}}.dump() << "\n";
-  return to_int(refused.empty() ? ExitStatus::kOk : ExitStatus::kNegative);
+  return to_int(r.refused.empty() ? ExitStatus::kOk : ExitStatus::kNegative);
 }
 
 }  // namespace
