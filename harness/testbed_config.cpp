@@ -62,44 +62,45 @@ const HostConfig& TestbedConfig::host(const std::string& name) const {
 
 bool has_real_testbed(const Config& config) { return config.root().contains("sut"); }
 
-TestbedConfig parse_testbed(const Config& config) {
-  const Bounds seconds =
-      Bounds::positive(kMaxSeconds, fmt::format("must be positive, at most {:g} seconds", kMaxSeconds));
-  const Bounds pause = Bounds::non_negative(
-      kMaxSeconds, fmt::format("must not be negative, and at most {:g} seconds", kMaxSeconds));
-  TestbedConfig tb;
-  ConfigSection root(config.root(), config.file(), "");
+namespace {
+
+Bounds seconds_bounds() {
+  return Bounds::positive(kMaxSeconds, fmt::format("must be positive, at most {:g} seconds", kMaxSeconds));
+}
+
+Bounds pause_bounds() {
+  return Bounds::non_negative(kMaxSeconds,
+                              fmt::format("must not be negative, and at most {:g} seconds", kMaxSeconds));
+}
+
+// [[hosts]], or one local host when there is none.
+std::vector<HostConfig> parse_hosts(ConfigSection& root) {
+  std::vector<HostConfig> hosts;
   for (auto& h : root.table_array("hosts")) {
     HostConfig host = parse_host(h);
-    for (const auto& o : tb.hosts) {
+    for (const auto& o : hosts) {
       if (o.name == host.name) h.fail("name", fmt::format("host '{}' is declared twice", host.name));
     }
-    tb.hosts.push_back(host);
+    hosts.push_back(host);
   }
-  if (tb.hosts.empty()) {
+  if (hosts.empty()) {
     HostConfig local;
     local.name = "local";
-    tb.hosts.push_back(local);
+    hosts.push_back(local);
   }
-  auto known_host = [&](ConfigSection& s, const std::string& key, const std::string& name) {
-    for (const auto& h : tb.hosts) {
-      if (h.name == name) return;
-    }
-    s.fail(key, fmt::format("'{}' is not a [[hosts]] name", name));
-  };
+  return hosts;
+}
 
-  auto sut = root.table("sut");
-  if (!sut) root.fail_here("missing [sut] section");
-  SutConfig& s = tb.sut;
-  s.host = sut->string_or("host", tb.hosts.front().name);
-  known_host(*sut, "host", s.host);
-  s.start = sut->string("start");
-  check_template(*sut, "start", s.start, config);
-  if (sut->has("setup")) {
-    s.setup = sut->string_array("setup");
-    for (const auto& t : s.setup) check_template(*sut, "setup", t, config);
+void check_known_host(const TestbedConfig& tb, ConfigSection& s, const std::string& key, const std::string& name) {
+  for (const auto& h : tb.hosts) {
+    if (h.name == name) return;
   }
-  const std::string ready = sut->string_or("ready", "line");
+  s.fail(key, fmt::format("'{}' is not a [[hosts]] name", name));
+}
+
+// ready, ready_command and ready_interval_s: how the SUT says it is up.
+void parse_ready(ConfigSection& sut, SutConfig& s, const Config& config) {
+  const std::string ready = sut.string_or("ready", "line");
   if (ready == "line")
     s.ready = ReadyKind::kLine;
   else if (ready == "tcp")
@@ -107,23 +108,37 @@ TestbedConfig parse_testbed(const Config& config) {
   else if (ready == "command")
     s.ready = ReadyKind::kCommand;
   else
-    sut->fail("ready",
-              "must be \"line\" (a stdout line starting with ready), \"tcp\" (the port accepts) or "
-              "\"command\" (ready_command exits 0)");
+    sut.fail("ready",
+             "must be \"line\" (a stdout line starting with ready), \"tcp\" (the port accepts) or "
+             "\"command\" (ready_command exits 0)");
   if (s.ready == ReadyKind::kCommand) {
-    if (!sut->has("ready_command"))
-      sut->fail("ready",
-                "ready = \"command\" needs ready_command, the command that exits 0 once the SUT is up");
-    s.ready_command = sut->string("ready_command");
-    check_template(*sut, "ready_command", s.ready_command, config);
-    s.ready_interval_s = sut->number_or("ready_interval_s", s.ready_interval_s, seconds);
+    if (!sut.has("ready_command"))
+      sut.fail("ready", "ready = \"command\" needs ready_command, the command that exits 0 once the SUT is up");
+    s.ready_command = sut.string("ready_command");
+    check_template(sut, "ready_command", s.ready_command, config);
+    s.ready_interval_s = sut.number_or("ready_interval_s", s.ready_interval_s, seconds_bounds());
   } else {
     for (const char* key : {"ready_command", "ready_interval_s"}) {
-      if (sut->has(key))
-        sut->fail(key, fmt::format("is only used with ready = \"command\" (ready is \"{}\")", ready));
+      if (sut.has(key))
+        sut.fail(key, fmt::format("is only used with ready = \"command\" (ready is \"{}\")", ready));
     }
   }
-  s.ready_timeout_s = sut->number_or("ready_timeout_s", s.ready_timeout_s, seconds);
+  s.ready_timeout_s = sut.number_or("ready_timeout_s", s.ready_timeout_s, seconds_bounds());
+}
+
+void parse_sut(ConfigSection& root, TestbedConfig& tb, const Config& config) {
+  auto sut = root.table("sut");
+  if (!sut) root.fail_here("missing [sut] section");
+  SutConfig& s = tb.sut;
+  s.host = sut->string_or("host", tb.hosts.front().name);
+  check_known_host(tb, *sut, "host", s.host);
+  s.start = sut->string("start");
+  check_template(*sut, "start", s.start, config);
+  if (sut->has("setup")) {
+    s.setup = sut->string_array("setup");
+    for (const auto& t : s.setup) check_template(*sut, "setup", t, config);
+  }
+  parse_ready(*sut, s, config);
   s.port = sut->integer_or("port", s.port, 1, 65535, "must be a TCP port (1-65535)");
   s.address = sut->string_or("address", s.address);
   std::string restart = sut->string_or("restart", "per-sample");
@@ -133,10 +148,12 @@ TestbedConfig parse_testbed(const Config& config) {
     s.restart = Restart::kPerTrial;
   else
     sut->fail("restart", "must be \"per-sample\" or \"per-trial\"");
-  s.settle_s = sut->number_or("settle_s", 0, pause);
+  s.settle_s = sut->number_or("settle_s", 0, pause_bounds());
   check_refserver_arguments(*sut, "start", s.start, config, tb);
   sut->finish();
+}
 
+void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config) {
   WorkloadConfig& w = tb.workload;
   auto wl = root.table("workload");
   if (!wl) root.fail_here("missing [workload] section (the load generator's settings)");
@@ -144,7 +161,7 @@ TestbedConfig parse_testbed(const Config& config) {
   if (generator != "wbload") wl->fail("generator", "only \"wbload\" is supported");
   w.hosts = wl->has("hosts") ? wl->string_array("hosts") : std::vector<std::string>{tb.hosts.front().name};
   if (w.hosts.empty()) wl->fail("hosts", "needs at least one generator host");
-  for (const auto& h : w.hosts) known_host(*wl, "hosts", h);
+  for (const auto& h : w.hosts) check_known_host(tb, *wl, "hosts", h);
   w.protocol = wl->string_or("protocol", w.protocol);
   if (w.protocol != "rpc" && w.protocol != "http" && w.protocol != "redis" && w.protocol != "memcached") {
     wl->fail("protocol", "must be rpc, http, redis or memcached");
@@ -160,9 +177,8 @@ TestbedConfig parse_testbed(const Config& config) {
                                          "thread needs a connection",
                                          kMaxGeneratorThreads, w.connections));
   w.arrivals = wl->string_or("arrivals", w.arrivals);
-  if (w.arrivals != "poisson" && w.arrivals != "constant")
-    wl->fail("arrivals", "must be poisson or constant");
-  w.warmup_s = wl->number_or("warmup_s", w.warmup_s, pause);
+  if (w.arrivals != "poisson" && w.arrivals != "constant") wl->fail("arrivals", "must be poisson or constant");
+  w.warmup_s = wl->number_or("warmup_s", w.warmup_s, pause_bounds());
   // wbload takes --timeout from 1 ms.
   w.timeout_s = wl->number_or(
       "timeout_s", w.timeout_s,
@@ -172,12 +188,21 @@ TestbedConfig parse_testbed(const Config& config) {
     w.args = wl->string_array("args");
     for (const auto& a : w.args) check_template(*wl, "args", a, config);
   }
-  w.overhead_s = wl->number_or("overhead_s", 0, pause);
+  w.overhead_s = wl->number_or("overhead_s", 0, pause_bounds());
   w.deadline_slack_s = wl->number_or(
       "deadline_slack_s", w.deadline_slack_s,
-      Bounds::positive(kMaxSeconds,
-                       fmt::format("must be a positive number of seconds, at most {:g}", kMaxSeconds)));
+      Bounds::positive(kMaxSeconds, fmt::format("must be a positive number of seconds, at most {:g}", kMaxSeconds)));
   wl->finish();
+}
+
+}  // namespace
+
+TestbedConfig parse_testbed(const Config& config) {
+  TestbedConfig tb;
+  ConfigSection root(config.root(), config.file(), "");
+  tb.hosts = parse_hosts(root);
+  parse_sut(root, tb, config);
+  parse_workload(root, tb, config);
   return tb;
 }
 
