@@ -79,12 +79,12 @@ Factor parse_factor(ConfigSection& t, const std::string& name, std::string* defa
 const std::string kRateRule = fmt::format("must be a positive rate in requests/s, at most {:g}", kMaxRate);
 const std::string kSecondsRule =
     fmt::format("must be a positive number of seconds, at most {:g}", kMaxSeconds);
+const std::string kTrialsRule =
+    fmt::format("must be from 2 (a confidence interval needs two trials) to {}", kMaxTrialCount);
 const std::string kMsRule = fmt::format("must be a positive time in ms, at most {:g}", kMaxSeconds * 1000);
 
-PeakConfig parse_peak(ConfigSection& p) {
-  PeakConfig c;
-  const Bounds rate = Bounds::positive(kMaxRate, kRateRule);
-  const Bounds seconds = Bounds::positive(kMaxSeconds, kSecondsRule);
+// r_sat_ms, width and the optional percentile with its l_sat_ms: the peak-rate region.
+void parse_region(ConfigSection& p, PeakConfig& c) {
   const Bounds fraction{0, 1, true, true, "must be between 0 and 1, e.g. 0.95"};
   c.r_sat_ms = p.number("r_sat_ms", Bounds::positive(kMaxSeconds * 1000, kMsRule));
   c.region.sat_ms = c.r_sat_ms;
@@ -97,6 +97,33 @@ PeakConfig parse_peak(ConfigSection& p) {
     c.region.metric = *metric;
     c.region.sat_ms = p.number("l_sat_ms", Bounds::positive(kMaxSeconds * 1000, kMsRule));
   }
+}
+
+// min_trials, max_trials, peak_min_trials, max_loads and sequential: how many trials a load takes.
+void parse_trial_counts(ConfigSection& p, PeakConfig& c) {
+  c.min_trials = p.integer_or("min_trials", c.min_trials, 2, kMaxTrialCount, kTrialsRule);
+  // A default below a bound another key raised follows that bound (min_trials = 40 makes max_trials
+  // 40, not 30): the defaults must satisfy the same rules as the values a config gives.
+  c.max_trials =
+      p.integer_or("max_trials", std::max(c.max_trials, c.min_trials), c.min_trials, kMaxTrialCount,
+                   fmt::format("must be from min_trials ({}) to {}", c.min_trials, kMaxTrialCount));
+  c.max_loads = p.integer_or("max_loads", c.max_loads, 1, kMaxTrialCount,
+                             fmt::format("must be from 1 to {}", kMaxTrialCount));
+  const std::string sequential = p.string_or("sequential", "bonferroni");
+  if (sequential != "bonferroni" && sequential != "none")
+    p.fail("sequential", "must be \"bonferroni\" or \"none\"");
+  c.sequential = sequential == "none" ? Sequential::kNone : Sequential::kBonferroni;
+  c.peak_min_trials = p.integer_or(
+      "peak_min_trials", std::clamp(c.peak_min_trials, c.min_trials, c.max_trials), c.min_trials,
+      c.max_trials,
+      fmt::format("must be from min_trials ({}) to max_trials ({})", c.min_trials, c.max_trials));
+}
+
+PeakConfig parse_peak(ConfigSection& p) {
+  PeakConfig c;
+  const Bounds rate = Bounds::positive(kMaxRate, kRateRule);
+  const Bounds seconds = Bounds::positive(kMaxSeconds, kSecondsRule);
+  parse_region(p, c);
   if (auto t = p.optional_string("target")) {
     try {
       c.target = Target::parse(*t);
@@ -108,30 +135,13 @@ PeakConfig parse_peak(ConfigSection& p) {
   if (p.has("policy")) c.policy_where = p.where("policy");
   c.start_rate = p.number_or("start_rate", c.start_rate, rate);
   c.runlength_s = p.number_or("runlength_s", c.runlength_s, seconds);
-  const std::string trials_rule =
-      fmt::format("must be from 2 (a confidence interval needs two trials) to {}", kMaxTrialCount);
-  c.min_trials = p.integer_or("min_trials", c.min_trials, 2, kMaxTrialCount, trials_rule);
-  // A default below a bound another key raised follows that bound (min_trials = 40 makes max_trials
-  // 40, not 30): the defaults must satisfy the same rules as the values a config gives.
-  c.max_trials =
-      p.integer_or("max_trials", std::max(c.max_trials, c.min_trials), c.min_trials, kMaxTrialCount,
-                   fmt::format("must be from min_trials ({}) to {}", c.min_trials, kMaxTrialCount));
-  c.max_loads = p.integer_or("max_loads", c.max_loads, 1, kMaxTrialCount,
-                             fmt::format("must be from 1 to {}", kMaxTrialCount));
+  parse_trial_counts(p, c);
   const double max_budget = kMaxSeconds * 1000;
   c.budget_s = p.number_or(
       "budget_s", c.budget_s,
       Bounds::non_negative(
           max_budget,
           fmt::format("must be 0 (no cap) or a positive number of seconds, at most {:g}", max_budget)));
-  const std::string sequential = p.string_or("sequential", "bonferroni");
-  if (sequential != "bonferroni" && sequential != "none")
-    p.fail("sequential", "must be \"bonferroni\" or \"none\"");
-  c.sequential = sequential == "none" ? Sequential::kNone : Sequential::kBonferroni;
-  c.peak_min_trials = p.integer_or(
-      "peak_min_trials", std::clamp(c.peak_min_trials, c.min_trials, c.max_trials), c.min_trials,
-      c.max_trials,
-      fmt::format("must be from min_trials ({}) to max_trials ({})", c.min_trials, c.max_trials));
   c.look_growth =
       p.number_or("look_growth", c.look_growth, {1, 100, true, false, "must be greater than 1, at most 100"});
   c.min_throughput_ratio =
@@ -144,7 +154,7 @@ PeakConfig parse_peak(ConfigSection& p) {
   // the region's lower half in requests/s ([λ(R_sat(1 − s)), λ(R_sat)]).
   c.strawman_step = p.number_or("strawman_step", c.linear_step, rate);
   c.strawman_runlength_s = p.number_or("strawman_runlength_s", c.strawman_runlength_s, seconds);
-  c.strawman_trials = p.integer_or("strawman_trials", c.strawman_trials, 2, kMaxTrialCount, trials_rule);
+  c.strawman_trials = p.integer_or("strawman_trials", c.strawman_trials, 2, kMaxTrialCount, kTrialsRule);
   const std::optional<RunlengthKind> runlength =
       parse_runlength_kind(p.string_or("runlength", std::string(to_string(c.runlength))));
   if (!runlength) p.fail("runlength", "must be \"fixed\" or \"adaptive\"");

@@ -63,21 +63,44 @@ PastPeak past_peak(const Sample& sample, const std::vector<TestLoad>& loads, dou
   return p;
 }
 
-std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<PastPeak>& past,
-                                      const std::vector<Factor>& factors, const ExpectedPeak& expected) {
+namespace {
+
+// The median elasticity of the chosen past peaks, else of all usable ones; 0 when none has one.
+double median_elasticity(const std::vector<const PastPeak*>& chosen, const std::vector<const PastPeak*>& usable) {
+  for (const auto* group : {&chosen, &usable}) {
+    std::vector<double> es;
+    for (const auto* p : *group) {
+      if (p->elasticity > 0 && std::isfinite(p->elasticity)) es.push_back(p->elasticity);
+    }
+    if (!es.empty()) return median(es);
+  }
+  return 0;
+}
+
+// The peak of a past sample carried to `sample`: its region centre (else its λ*), scaled by the
+// expectation's ratio between the two samples when the expectation knows both.
+struct Carrier {
+  const ExpectedPeak& expected;
   std::optional<double> e_sample;
-  if (expected) e_sample = expected(sample);
-  if (!usable_rate(e_sample)) e_sample.reset();
-  // The peak of past sample p carried to `sample`.
   bool scaled = false;
-  auto carried = [&](const PastPeak& p) {
+
+  double operator()(const PastPeak& p) {
     const double rate = p.centre > 0 && std::isfinite(p.centre) ? p.centre : p.peak_rate;
     if (!e_sample) return rate;
     std::optional<double> e_past = expected(p.sample);
     if (!usable_rate(e_past)) return rate;
     scaled = true;
     return rate * *e_sample / *e_past;
-  };
+  }
+};
+
+}  // namespace
+
+std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<PastPeak>& past,
+                                      const std::vector<Factor>& factors, const ExpectedPeak& expected) {
+  std::optional<double> e_sample;
+  if (expected) e_sample = expected(sample);
+  if (!usable_rate(e_sample)) e_sample.reset();
   std::vector<const PastPeak*> usable;
   for (const auto& p : past) {
     if (p.peak_rate > 0 && std::isfinite(p.peak_rate)) usable.push_back(&p);
@@ -96,46 +119,30 @@ std::optional<SeedChoice> choose_seed(const Sample& sample, const std::vector<Pa
   }
   bool numeric = std::any_of(factors.begin(), factors.end(),
                              [](const Factor& f) { return f.numeric && f.numeric_levels.size() >= 2; });
+  // Without a matching numeric neighbour, the median over the matching (else all) peaks;
+  // otherwise the median over the nearest matching ones.
+  std::vector<const PastPeak*> chosen;
   SeedChoice choice;
+  choice.distance = std::nan("");
+  if (matching.empty() || !numeric) {
+    chosen = matching.empty() ? usable : matching;
+  } else {
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto* p : matching) best = std::min(best, sample_distance(sample, p->sample, factors));
+    for (const auto* p : matching) {
+      if (sample_distance(sample, p->sample, factors) <= best + 1e-12) chosen.push_back(p);
+    }
+    choice.distance = best;
+  }
+  Carrier carried{expected, e_sample};
   std::vector<double> rates;
-  // The elasticity of the chosen past peaks, else of all of them.
-  auto set_elasticity = [&](const std::vector<const PastPeak*>& chosen) {
-    std::vector<double> es;
-    for (const auto* p : chosen) {
-      if (p->elasticity > 0 && std::isfinite(p->elasticity)) es.push_back(p->elasticity);
-    }
-    if (es.empty()) {
-      for (const auto* p : usable) {
-        if (p->elasticity > 0 && std::isfinite(p->elasticity)) es.push_back(p->elasticity);
-      }
-    }
-    if (!es.empty()) choice.elasticity = median(es);
-  };
-  if (matching.empty() || !numeric) {  // aggregate
-    for (const auto* p : matching.empty() ? usable : matching) {
-      rates.push_back(carried(*p));
-      choice.from.push_back(p->sample);
-    }
-    choice.distance = std::nan("");
-    choice.rate = median(rates);
-    choice.scaled = scaled;
-    set_elasticity(matching.empty() ? usable : matching);
-    return choice;
+  for (const auto* p : chosen) {
+    rates.push_back(carried(*p));
+    choice.from.push_back(p->sample);
   }
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto* p : matching) best = std::min(best, sample_distance(sample, p->sample, factors));
-  std::vector<const PastPeak*> nearest;
-  for (const auto* p : matching) {
-    if (sample_distance(sample, p->sample, factors) <= best + 1e-12) {
-      rates.push_back(carried(*p));
-      choice.from.push_back(p->sample);
-      nearest.push_back(p);
-    }
-  }
-  set_elasticity(nearest);
-  choice.distance = best;
   choice.rate = median(rates);
-  choice.scaled = scaled;
+  choice.scaled = carried.scaled;
+  choice.elasticity = median_elasticity(chosen, usable);
   return choice;
 }
 
