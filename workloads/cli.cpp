@@ -45,53 +45,82 @@ std::string wbload_version() {
          ", rpc framing v1)";
 }
 
-int wbload_main(int argc, char** argv) {
-  CLI::App app(kDescription, "wbload");
-  app.get_formatter()->column_width(34);
+namespace {
+
+struct WbloadArgs {
   std::string protocol, target, mix_file, arrivals = "constant";
   LoadOptions o;
   bool json = false, version = false;
-  app.add_option("--protocol", protocol, "rpc | http | redis | memcached")->required();
-  app.add_option("--target", target, "HOST:PORT (rpc, redis, memcached) or http://HOST:PORT/PATH")
+};
+
+void add_options(CLI::App& app, WbloadArgs& a) {
+  app.add_option("--protocol", a.protocol, "rpc | http | redis | memcached")->required();
+  app.add_option("--target", a.target, "HOST:PORT (rpc, redis, memcached) or http://HOST:PORT/PATH")
       ->required();
-  app.add_option("--rate", o.rate, "offered rate λ in requests/s (all threads together)")
+  app.add_option("--rate", a.o.rate, "offered rate λ in requests/s (all threads together)")
       ->required()
       ->check(cli::finite_number(1e-3, kMaxRate));
-  app.add_option("--duration", o.duration_s, "measurement window in seconds")
+  app.add_option("--duration", a.o.duration_s, "measurement window in seconds")
       ->required()
       ->check(cli::finite_number(1e-3, kMaxSeconds));
-  app.add_option("--warmup", o.warmup_s, "warm-up seconds before the window, not counted (default 0)")
+  app.add_option("--warmup", a.o.warmup_s, "warm-up seconds before the window, not counted (default 0)")
       ->check(cli::finite_number(0, kMaxSeconds));
-  app.add_option("--connections", o.connections, "connections opened before the start (default 16)")
+  app.add_option("--connections", a.o.connections, "connections opened before the start (default 16)")
       ->transform(cli::whole_number(1, kMaxConnections));
-  app.add_option("--max-connections", o.max_connections,
+  app.add_option("--max-connections", a.o.max_connections,
                  "pool limit when all connections are busy (default 4 x --connections)")
       ->transform(cli::whole_number(1, kMaxConnections));
-  app.add_option("--threads", o.threads,
+  app.add_option("--threads", a.o.threads,
                  "worker threads, each with its own event loop and λ/threads (default 1)")
       ->transform(cli::whole_number(1, kMaxGeneratorThreads));
-  app.add_option("--mix", mix_file, "request mix TOML (see workloads/mixes/); default: a built-in mix")
+  app.add_option("--mix", a.mix_file, "request mix TOML (see workloads/mixes/); default: a built-in mix")
       ->check(CLI::ExistingFile);
-  app.add_option("--arrivals", arrivals, "constant | poisson inter-arrival times (default constant)")
+  app.add_option("--arrivals", a.arrivals, "constant | poisson inter-arrival times (default constant)")
       ->check(CLI::IsMember({"constant", "poisson"}));
-  app.add_option("--timeout", o.timeout_s,
+  app.add_option("--timeout", a.o.timeout_s,
                  "per-request timeout in seconds from the intended send time (default 5)")
       ->check(cli::finite_number(1e-3, kMaxTimeoutSeconds));
-  app.add_option("--late-ms", o.late_ms,
+  app.add_option("--late-ms", a.o.late_ms,
                  "a send starting later than this after its intended time is late (default 1)")
       ->check(cli::finite_number(0, 1e6));
-  app.add_option("--seed", o.seed, "random seed for arrivals and the mix (default 1)")
+  app.add_option("--seed", a.o.seed, "random seed for arrivals and the mix (default 1)")
       ->transform(cli::seed_number());
-  app.add_option("--intervals", o.interval_s,
+  app.add_option("--intervals", a.o.interval_s,
                  "also report figures per interval of this many seconds (e.g. 1)")
       ->check(cli::finite_number(0, kMaxSeconds));
-  app.add_flag("--json", json, "print one JSON object instead of text");
-  app.add_flag("--version", version, "print the version line and exit");
+  app.add_flag("--json", a.json, "print one JSON object instead of text");
+  app.add_flag("--version", a.version, "print the version line and exit");
+}
+
+// The options CLI11 cannot check alone (their relations, the mix file's contents) into a.o.
+void finish_options(WbloadArgs& a) {
+  LoadOptions& o = a.o;
+  o.protocol = parse_protocol(a.protocol);
+  o.target = parse_target(a.target, o.protocol);
+  o.arrivals = a.arrivals == "poisson" ? Arrivals::kPoisson : Arrivals::kConstant;
+  o.mix = a.mix_file.empty() ? default_mix(o.protocol) : load_mix(a.mix_file, o.protocol);
+  if (o.max_connections > 0 && o.max_connections < o.connections)
+    throw InputError("--max-connections (" + std::to_string(o.max_connections) +
+                     ") is below --connections (" + std::to_string(o.connections) + ")");
+  if (o.interval_s > 0 && (o.interval_s < 0.01 || o.duration_s / o.interval_s > 100000))
+    throw InputError("--intervals " + std::to_string(o.interval_s) +
+                     ": must be at least 0.01 s and at most 100000 intervals per run");
+  if (o.threads > o.connections)
+    throw InputError("--threads (" + std::to_string(o.threads) + ") exceeds --connections (" +
+                     std::to_string(o.connections) + "): every thread needs a connection");
+}
+
+}  // namespace
+
+int wbload_main(int argc, char** argv) {
+  CLI::App app(kDescription, "wbload");
+  app.get_formatter()->column_width(34);
+  WbloadArgs a;
+  add_options(app, a);
 
   // --version and --help must work without the required options.
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--version") {
+    if (std::string(argv[i]) == "--version") {
       std::cout << wbload_version() << "\n";
       return 0;
     }
@@ -106,24 +135,13 @@ int wbload_main(int argc, char** argv) {
     return to_int(ExitStatus::kUsage);
   }
   try {
-    o.protocol = parse_protocol(protocol);
-    o.target = parse_target(target, o.protocol);
-    o.arrivals = arrivals == "poisson" ? Arrivals::kPoisson : Arrivals::kConstant;
-    o.mix = mix_file.empty() ? default_mix(o.protocol) : load_mix(mix_file, o.protocol);
-    if (o.max_connections > 0 && o.max_connections < o.connections)
-      throw InputError("--max-connections (" + std::to_string(o.max_connections) +
-                       ") is below --connections (" + std::to_string(o.connections) + ")");
-    if (o.interval_s > 0 && (o.interval_s < 0.01 || o.duration_s / o.interval_s > 100000))
-      throw InputError("--intervals " + std::to_string(o.interval_s) +
-                       ": must be at least 0.01 s and at most 100000 intervals per run");
-    if (o.threads > o.connections)
-      throw InputError("--threads (" + std::to_string(o.threads) + ") exceeds --connections (" +
-                       std::to_string(o.connections) + "): every thread needs a connection");
-    LoadResult r = run_load(o);
-    if (json) {
+    finish_options(a);
+    LoadResult r = run_load(a.o);
+    if (a.json) {
       std::cout << to_json(r).dump() << "\n";
     } else {
-      std::cout << wbload_version() << "  " << protocol << " " << target << "  mix " << o.mix.name << "\n"
+      std::cout << wbload_version() << "  " << a.protocol << " " << a.target << "  mix " << a.o.mix.name
+                << "\n"
                 << to_text(r);
     }
     return 0;
