@@ -30,7 +30,8 @@ int run_map_surface(const CommonOptions& common, MapSurfaceOptions& o) {
     std::cout << surface_json(report).dump(2) << "\n";
   else
     print_surface(std::cout, report);
-  return to_int(report.status == store::SurfaceState::kDone && report.surface ? ExitStatus::kOk : ExitStatus::kNegative);
+  return to_int(report.status == store::SurfaceState::kDone && report.surface ? ExitStatus::kOk
+                                                                              : ExitStatus::kNegative);
 }
 
 }  // namespace

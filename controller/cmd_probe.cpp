@@ -83,7 +83,8 @@ int run_run(const CommonOptions& common, const ProbeOptions& o) {
   request.ids = o.ids;
   request.verbose = o.verbose;
   ProbeRunResult r = run_probes(config, common.store_or(config.store_path()), request, std::cerr);
-  for (const auto& [id, status] : r.not_run) std::cerr << fmt::format("probe {}: {}, not run\n", id, to_string(status));
+  for (const auto& [id, status] : r.not_run)
+    std::cerr << fmt::format("probe {}: {}, not run\n", id, to_string(status));
   if (common.json) {
     std::cout << nlohmann::json{{"ran", r.ran}}.dump() << "\n";
   } else {

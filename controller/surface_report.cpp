@@ -152,7 +152,8 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
   fmt::print(out, "cost: {:.0f} s ({:.2f} h) machine time; wall time {:.0f} s ({:.2f} h) on {} slot{}\n",
              r.run.cost_s, r.run.cost_s / 3600, r.run.wall_s, r.run.wall_s / 3600, r.parallel,
              r.parallel == 1 ? "" : "s");
-  if (r.status == store::SurfaceState::kBudget) out << "stopped by --budget: some samples were not measured\n";
+  if (r.status == store::SurfaceState::kBudget)
+    out << "stopped by --budget: some samples were not measured\n";
 }
 
 }  // namespace wb

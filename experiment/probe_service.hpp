@@ -31,9 +31,9 @@ struct ProbeRunRequest {
 };
 
 struct ProbeRunResult {
-  int ran = 0;                                                   // cancelled ones included
+  int ran = 0;                                                      // cancelled ones included
   std::vector<std::pair<std::int64_t, store::ProbeState>> not_run;  // given ids that were not planned
-  std::size_t open_mismatches = 0;                               // after the run
+  std::size_t open_mismatches = 0;                                  // after the run
 };
 
 // Runs probes as `request` says; InputError for a request that names none, or an id that is not

@@ -91,7 +91,8 @@ std::vector<HostConfig> parse_hosts(ConfigSection& root) {
   return hosts;
 }
 
-void check_known_host(const TestbedConfig& tb, ConfigSection& s, const std::string& key, const std::string& name) {
+void check_known_host(const TestbedConfig& tb, ConfigSection& s, const std::string& key,
+                      const std::string& name) {
   for (const auto& h : tb.hosts) {
     if (h.name == name) return;
   }
@@ -113,7 +114,8 @@ void parse_ready(ConfigSection& sut, SutConfig& s, const Config& config) {
              "\"command\" (ready_command exits 0)");
   if (s.ready == ReadyKind::kCommand) {
     if (!sut.has("ready_command"))
-      sut.fail("ready", "ready = \"command\" needs ready_command, the command that exits 0 once the SUT is up");
+      sut.fail("ready",
+               "ready = \"command\" needs ready_command, the command that exits 0 once the SUT is up");
     s.ready_command = sut.string("ready_command");
     check_template(sut, "ready_command", s.ready_command, config);
     s.ready_interval_s = sut.number_or("ready_interval_s", s.ready_interval_s, seconds_bounds());
@@ -177,7 +179,8 @@ void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config
                                          "thread needs a connection",
                                          kMaxGeneratorThreads, w.connections));
   w.arrivals = wl->string_or("arrivals", w.arrivals);
-  if (w.arrivals != "poisson" && w.arrivals != "constant") wl->fail("arrivals", "must be poisson or constant");
+  if (w.arrivals != "poisson" && w.arrivals != "constant")
+    wl->fail("arrivals", "must be poisson or constant");
   w.warmup_s = wl->number_or("warmup_s", w.warmup_s, pause_bounds());
   // wbload takes --timeout from 1 ms.
   w.timeout_s = wl->number_or(
@@ -191,7 +194,8 @@ void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config
   w.overhead_s = wl->number_or("overhead_s", 0, pause_bounds());
   w.deadline_slack_s = wl->number_or(
       "deadline_slack_s", w.deadline_slack_s,
-      Bounds::positive(kMaxSeconds, fmt::format("must be a positive number of seconds, at most {:g}", kMaxSeconds)));
+      Bounds::positive(kMaxSeconds,
+                       fmt::format("must be a positive number of seconds, at most {:g}", kMaxSeconds)));
   wl->finish();
 }
 

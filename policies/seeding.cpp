@@ -66,7 +66,8 @@ PastPeak past_peak(const Sample& sample, const std::vector<TestLoad>& loads, dou
 namespace {
 
 // The median elasticity of the chosen past peaks, else of all usable ones; 0 when none has one.
-double median_elasticity(const std::vector<const PastPeak*>& chosen, const std::vector<const PastPeak*>& usable) {
+double median_elasticity(const std::vector<const PastPeak*>& chosen,
+                         const std::vector<const PastPeak*>& usable) {
   for (const auto* group : {&chosen, &usable}) {
     std::vector<double> es;
     for (const auto* p : *group) {

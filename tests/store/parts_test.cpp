@@ -62,12 +62,13 @@ TEST_CASE("a surface keeps its tour, takes one search per point, and ends with a
 }
 
 TEST_CASE("status columns parse to the states their texts name and refuse other texts") {
-  for (auto state : {store::SurfaceState::kRunning, store::SurfaceState::kDone, store::SurfaceState::kBudget}) {
+  for (auto state :
+       {store::SurfaceState::kRunning, store::SurfaceState::kDone, store::SurfaceState::kBudget}) {
     CHECK(store::parse_surface_state(store::to_string(state)) == state);
   }
-  for (auto state : {store::SearchState::kRunning, store::SearchState::kInterrupted, store::SearchState::kFound,
-                     store::SearchState::kNotFound, store::SearchState::kBudget, store::SearchState::kFailed,
-                     store::SearchState::kFixed}) {
+  for (auto state : {store::SearchState::kRunning, store::SearchState::kInterrupted,
+                     store::SearchState::kFound, store::SearchState::kNotFound, store::SearchState::kBudget,
+                     store::SearchState::kFailed, store::SearchState::kFixed}) {
     CHECK(store::parse_search_state(store::to_string(state)) == state);
   }
   CHECK(store::to_string(store::SurfaceState::kBudget) == "budget");
