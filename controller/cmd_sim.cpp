@@ -2,13 +2,11 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <sstream>
 
 #include "controller/cli.hpp"
 #include "controller/peak_report.hpp"
 #include "core/error.hpp"
 #include "experiment/testbed.hpp"
-#include "harness/sim/random.hpp"
 #include "harness/sim/truth.hpp"
 #include "store/store.hpp"
 
@@ -20,22 +18,13 @@ struct TruthOptions {
   std::string set;
 };
 
-// Identifies what a cached truth was computed from: the [sim] section and the region.
-std::string truth_hash(const Config& config) {
-  std::ostringstream text;
-  const PeakRegion& region = config.peak().region;
-  text << *config.root().get("sim")->as_table() << "|" << region.sat_ms << "|" << region.width;
-  if (region.metric != ResponseMetric::kMean) text << "|" << metric_name(region.metric);
-  return fmt::format("{:016x}", sim::hash_text(text.str()));
-}
-
 int run_truth(const CommonOptions& common, const TruthOptions& o) {
   Config config = Config::load(common.config);
   if (!config.sim()) throw InputError(config.file() + ": `sim truth` needs a [sim] section");
   Sample sample = config.sample(o.set);
 
   store::Store store(common.store_or(config.store_path()));
-  std::string hash = truth_hash(config);
+  std::string hash = sim::truth_key(config);
   auto cached = store.find_truth(config.name(), sample.key(), hash);
   store::Store::TruthRow row;
   if (cached) {

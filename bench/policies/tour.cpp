@@ -43,7 +43,7 @@ std::map<std::string, sim::Truth> load_truths(const Config& c, const std::vector
   std::ifstream in(c.file());
   std::stringstream ss;
   ss << in.rdbuf();
-  std::string hash = fmt::format("{:016x}", sim::hash_text(ss.str()));
+  std::string hash = fmt::format("{:016x}", sim::hash_text(ss.str() + sim::truth_key(c)));
   std::string path = std::string(WB_BINARY_DIR) + "/bench_policies_truths.txt";
   std::map<std::string, sim::Truth> truths;
   {

@@ -37,12 +37,10 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "experiment/surface_plan.hpp"
 #include "experiment/surface_runner.hpp"
-#include "harness/sim/random.hpp"
 #include "harness/sim/sim_testbed.hpp"
 #include "harness/sim/truth.hpp"
 #include "rsm/surface.hpp"
@@ -59,18 +57,9 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// The same key as `workbench sim truth` (controller/cmd_sim.cpp), so both share cached truths.
-std::string truth_hash(const Config& config) {
-  std::ostringstream text;
-  const PeakRegion& region = config.peak().region;
-  text << *config.root().get("sim")->as_table() << "|" << region.sat_ms << "|" << region.width;
-  if (region.metric != ResponseMetric::kMean) text << "|" << metric_name(region.metric);
-  return fmt::format("{:016x}", sim::hash_text(text.str()));
-}
-
 Eigen::VectorXd true_peaks(const Config& config, const SurfacePlan& plan, const std::string& cache) {
   store::Store store(cache);
-  const std::string hash = truth_hash(config);
+  const std::string hash = sim::truth_key(config);  // shared with `workbench sim truth`
   Eigen::VectorXd y(static_cast<Eigen::Index>(plan.samples.size()));
   for (std::size_t i = 0; i < plan.samples.size(); ++i) {
     const Sample& s = plan.samples[i];

@@ -1,8 +1,11 @@
 #include "harness/sim/truth.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "harness/sim/random.hpp"
@@ -36,6 +39,10 @@ double long_run_metric_ms(const SimConfig& config, const Sample& sample, double 
 
 namespace {
 
+// Version 2 brackets each crossing on its own (version 1 shared one lower end, which could lie
+// inside the region and pull all three loads onto it).
+constexpr int kTruthVersion = 2;
+
 // The load in [lo, hi] where R(λ) crosses `target_ms`, R(lo) < target <= R(hi).
 double bisect(const SimConfig& c, const Sample& s, std::uint64_t seed, ResponseMetric metric,
               double target_ms, double lo, double hi) {
@@ -55,22 +62,40 @@ Truth compute_truth(const SimConfig& config, const Sample& sample, const PeakReg
                     std::uint64_t seed) {
   const double low_ms = region.low_ms(), high_ms = region.high_ms();
   const ResponseMetric m = region.metric;
-  // Bracket: grow until the mean is past the region's top.
-  double lo = 0, hi = 1;
-  for (int i = 0; long_run_metric_ms(config, sample, hi, seed, m) < high_ms; ++i) {
+  auto metric_at = [&](double rate) { return long_run_metric_ms(config, sample, rate, seed, m); };
+  // Bracket: grow until the metric is past the region's top.
+  double hi = 1;
+  for (int i = 0; metric_at(hi) < high_ms; ++i) {
     if (i > 60) throw Error("sim truth: response time never reaches the peak region for " + sample.key());
-    lo = hi;
     hi *= 2;
   }
-  if (lo == 0 && long_run_metric_ms(config, sample, hi / 1e6, seed, m) >= low_ms) {
-    throw Error("sim truth: response time is above the peak region even at negligible load for " +
-                sample.key());
-  }
+  // Each crossing gets its own bracket: halve from hi until the metric is below its target. A
+  // shared lower end (the last power of two below the top) can lie inside the region itself.
+  auto crossing = [&](double target_ms) {
+    double upper = hi, lower = hi / 2;
+    for (int i = 0; metric_at(lower) >= target_ms; ++i) {
+      if (i > 60)
+        throw Error("sim truth: response time is above the peak region even at negligible load for " +
+                    sample.key());
+      upper = lower;
+      lower /= 2;
+    }
+    return bisect(config, sample, seed, m, target_ms, lower, upper);
+  };
   Truth t;
-  t.region_low = bisect(config, sample, seed, m, low_ms, lo, hi);
-  t.peak_rate = bisect(config, sample, seed, m, region.sat_ms, t.region_low, hi);
-  t.region_high = bisect(config, sample, seed, m, high_ms, t.peak_rate, hi);
+  t.region_low = crossing(low_ms);
+  t.peak_rate = crossing(region.sat_ms);
+  t.region_high = crossing(high_ms);
   return t;
+}
+
+std::string truth_key(const Config& config) {
+  std::ostringstream text;
+  const PeakRegion& region = config.peak().region;
+  text << *config.root().get("sim")->as_table() << "|" << region.sat_ms << "|" << region.width;
+  if (region.metric != ResponseMetric::kMean) text << "|" << metric_name(region.metric);
+  text << "|v" << kTruthVersion;
+  return fmt::format("{:016x}", hash_text(text.str()));
 }
 
 }  // namespace wb::sim

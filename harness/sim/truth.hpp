@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "core/config.hpp"
 
@@ -27,5 +28,9 @@ double long_run_metric_ms(const SimConfig& config, const Sample& sample, double 
 // seconds of real time; callers cache the result (the store does).
 Truth compute_truth(const SimConfig& config, const Sample& sample, const PeakRegion& region,
                     std::uint64_t seed = 1);
+
+// Identifies what a cached truth was computed from: the [sim] section, the region and the version
+// of compute_truth (truths cached by an older one are recomputed).
+std::string truth_key(const Config& config);
 
 }  // namespace wb::sim

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/config.hpp"
+#include "core/queue_network.hpp"
 #include "harness/sim/truth.hpp"
 
 using namespace wb;
@@ -22,4 +23,27 @@ TEST_CASE("more disks help only with enough threads (the shape of 003 Fig. 2)") 
   CHECK(t.peak_rate < t.region_high);
   CHECK(sim::long_run_mean_ms(sc, config.sample("disks=2,threads=16"), t.peak_rate, 11) ==
         Approx(40).epsilon(0.05));
+}
+
+TEST_CASE("the region's edges are found where a power of two lies inside the region") {
+  // M/M/1, S = 12 ms: λ(R) = (1 - S/R)/S, so R_sat = 40 ms with s = 0.5 puts the edges at 33.3/s
+  // (20 ms), 58.3/s (40 ms) and 66.7/s (60 ms): 64/s lies between the peak and the top edge.
+  SimConfig sc;
+  ServiceCenter c;
+  c.name = "c";
+  c.servers = Expr::parse("1");
+  c.demand_ms = Expr::constant(12);
+  c.distribution = ServiceDistribution::kExponential;
+  sc.network.centers.push_back(c);
+  const Sample none;
+  auto t = sim::compute_truth(sc, none, PeakRegion::mean(40, 0.5));
+  auto exact = [](double r_ms) { return (1 - 12 / r_ms) / 0.012; };
+  CHECK(t.region_low == Approx(exact(20)).epsilon(0.03));
+  CHECK(t.peak_rate == Approx(exact(40)).epsilon(0.03));
+  CHECK(t.region_high == Approx(exact(60)).epsilon(0.03));
+  // Long runs on either side of each edge fall on the right side of its response time.
+  for (auto [rate, r_ms] : {std::pair{t.region_low, 20.0}, {t.peak_rate, 40.0}, {t.region_high, 60.0}}) {
+    CHECK(sim::long_run_mean_ms(sc, none, 0.97 * rate, 5, 400000) < r_ms);
+    CHECK(sim::long_run_mean_ms(sc, none, 1.03 * rate, 5, 400000) > r_ms);
+  }
 }
