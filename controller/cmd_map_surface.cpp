@@ -41,14 +41,14 @@ Command map_surface_command() {
       "map-surface",
       "Map how the peak rate λ* changes across factors (Algorithm 1 of the workbench paper): measure a "
       "D-optimal subset of the factor grid (or all of it) with one peak search each, fit a response "
-      "surface (quadratic by default) and report measured and predicted λ*. Everything is stored as it "
-      "happens; running the same command again continues an interrupted surface. Exit 0 when done and "
-      "fitted, 1 otherwise.\n\nWhen λ* saturates (a plateau where a resource such as the disks limits "
-      "it, flat in one factor at low levels of another), a quadratic cannot follow it. For such "
-      "throughput-bound surfaces use --response reciprocal --coding inverse: 1/λ* is then fitted as a "
-      "polynomial in 1/disks and 1/threads, which the operational laws make nearly linear where one "
-      "pool of servers limits the rate. --model cubic adds the third-order terms when the LOO MAPE "
-      "stays high and there are enough points (10 terms for two factors).",
+      "surface and report measured and predicted λ*. Everything is stored as it happens; running the "
+      "same command again continues an interrupted surface. Exit 0 when done and fitted, 1 otherwise."
+      "\n\nBy default (--model auto) the data choose the surface's class: polynomials of the coded "
+      "factors, 1/λ* in 1/factor (the operational laws of a throughput-bound system, where λ* levels "
+      "off) and, when the config has a [model], classes anchored to its expectation that fit only what "
+      "the queueing model gets wrong (e.g. ln(measured/expected λ*)). Each class is ranked by its "
+      "leave-one-out error, inflated for the terms it spends; the report names the chosen class, its "
+      "error and the runner-up. --model with --response and --coding fixes one class instead.",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<MapSurfaceOptions>();
         add_common_options(app, common);
@@ -80,14 +80,17 @@ Command map_surface_command() {
             ->transform(cli::seed_number())
             ->each([o](const std::string&) { o->seed_given = true; });
         app.add_option("--model,-m", o->request.model,
-                       "terms of the surface: linear, interactions, quadratic (default) or cubic; the "
-                       "D-optimal design is chosen for these terms");
+                       "auto (default: chosen by cross-validation, design for a quadratic) or one "
+                       "class's terms: constant, linear, interactions, quadratic or cubic; the D-optimal "
+                       "design is chosen for these terms");
         app.add_option("--response,-r", o->request.response,
-                       "scale the surface is fitted on: identity (default), log (multiplicative effects) "
+                       "with a fixed --model, the scale it is fitted on: identity (default), log "
+                       "(multiplicative effects) "
                        "or reciprocal (1/λ*: throughput-bound systems whose λ* levels off; use with "
                        "--coding inverse); predictions are reported in requests/s");
         app.add_option("--coding", o->request.coding,
-                       "scale of every factor before coding to [-1, 1]: auto (default: log when levels "
+                       "with a fixed --model, the scale of every factor before coding to [-1, 1]: auto "
+                       "(default: log when levels "
                        "span 10x, else linear), linear, log or inverse (1/x, for server and thread counts)");
         app.add_flag("--verbose,-v", o->request.verbose, "log every stored trial to stderr");
         return [&common, o] { return run_map_surface(common, *o); };

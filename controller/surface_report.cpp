@@ -72,9 +72,26 @@ nlohmann::json surface_json(const SurfaceReport& r) {
     const Fit& f = r.surface->fit();
     std::vector<double> coefs(f.coefficients.data(), f.coefficients.data() + f.coefficients.size());
     // coefficients are on the response scale (of 1/λ* for "reciprocal"); r2 is in natural units.
-    j["fit"] = {{"model", to_string(r.surface->kind())}, {"response", to_string(r.surface->response())},
-                {"terms", term_names(f.terms)},          {"coefficients", coefs},
-                {"r2", number_or_null(r.surface->r2())}, {"mape_loo", number_or_null(r.surface->loo_mape())}};
+    nlohmann::json codings = nlohmann::json::object();
+    for (std::size_t i = 0; i < plan.factors.size(); ++i)
+      codings[plan.factors[i]] = to_string(r.surface->codings()[i].scale());
+    j["fit"] = {{"model", to_string(r.surface->kind())},
+                {"response", to_string(r.surface->response())},
+                {"coding", codings},
+                {"anchored", r.surface->anchored()},
+                {"class", r.fit.description},
+                {"selected", plan.select},
+                {"cv_mape", number_or_null(r.fit.cv_mape)},
+                {"terms", term_names(f.terms)},
+                {"coefficients", coefs},
+                {"r2", number_or_null(r.surface->r2())},
+                {"mape_loo", number_or_null(r.surface->loo_mape())}};
+    if (plan.select) {
+      j["fit"]["classes_ranked"] = r.fit.classes;
+      j["fit"]["runner_up"] = r.fit.runner_up ? nlohmann::json{{"class", r.fit.runner_up_description},
+                                                               {"cv_mape", r.fit.runner_up->cv_mape}}
+                                              : nlohmann::json(nullptr);
+    }
   } else {
     j["fit"] = nullptr;
     j["fit_error"] = r.fit_error;
@@ -128,14 +145,21 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
   out << "\n";
   if (r.surface) {
     const Fit& f = r.surface->fit();
-    const char* on = r.surface->response() == ResponseScale::kLog          ? "ln λ*"
-                     : r.surface->response() == ResponseScale::kReciprocal ? "1/λ*"
-                                                                           : "λ*";
-    fmt::print(out, "model: {} in the coded factors, fitted to {} ({} response)\n",
-               to_string(r.surface->kind()), on, to_string(r.surface->response()));
+    const bool anchored = r.surface->anchored();
+    const char* on =
+        r.surface->response() == ResponseScale::kLog ? (anchored ? "ln(λ* / expected λ*)" : "ln λ*")
+        : r.surface->response() == ResponseScale::kReciprocal ? (anchored ? "1/λ* − 1/expected λ*" : "1/λ*")
+                                                              : (anchored ? "λ* − expected λ*" : "λ*");
+    fmt::print(
+        out, "model: {}{}\n", r.fit.description,
+        plan.select ? fmt::format(" (chosen by leave-one-out error of {} classes)", r.fit.classes) : "");
+    fmt::print(out, "fitted to {} as a {} in the coded factors\n", on, to_string(r.surface->kind()));
+    if (plan.select && r.fit.runner_up)
+      fmt::print(out, "runner-up: {}, LOO MAPE {:.2f}%\n", r.fit.runner_up_description,
+                 r.fit.runner_up->cv_mape);
     out << "coefficients (coded factors:";
     for (std::size_t i = 0; i < plan.factors.size(); ++i) {
-      fmt::print(out, " {} {}", plan.factors[i], to_string(plan.codings[i].scale()));
+      fmt::print(out, " {} {}", plan.factors[i], to_string(r.surface->codings()[i].scale()));
     }
     out << ")\n";
     for (std::size_t t = 0; t < f.terms.size(); ++t) {

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "experiment/expectation_record.hpp"
-#include "experiment/surface_plan.hpp"
+#include "experiment/surface_fit.hpp"
 #include "rsm/surface.hpp"
 
 namespace wb {
@@ -30,18 +30,18 @@ Sample sample_from_key(const std::string& key) {
 
 struct Measured {
   std::vector<std::string> factors;
-  std::vector<Coding> codings;
+  std::vector<std::vector<double>> levels;  // declared, per factor: they fix the codings
   Eigen::MatrixXd points;
   Eigen::VectorXd y;
-  // As map-surface fitted it: its params carry model, response and coding when not the default.
-  ModelKind model = ModelKind::kQuadratic;
-  ResponseScale response = ResponseScale::kIdentity;
-  std::string coding = "auto";
+  // As map-surface fitted it: params without "model" are --model auto's.
+  SurfaceSpec spec;
+  Sample base;
+  Anchor anchor;
 };
 
 std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points, const Eigen::VectorXd& y) {
   try {
-    return Surface(m.factors, m.codings, m.model, points, y, m.response);
+    return fit_measured(m.factors, m.levels, m.spec, points, y, m.anchor).surface;
   } catch (const InputError&) {
     return std::nullopt;
   }
@@ -57,13 +57,16 @@ std::optional<Measured> read_measured(store::Store& store, const store::SurfaceR
   Measured m;
   m.factors = params.at("factors").get<std::vector<std::string>>();
   try {
-    if (params.contains("model")) m.model = parse_model_kind(params["model"].get<std::string>());
-    if (params.contains("response")) m.response = parse_response_scale(params["response"].get<std::string>());
-    if (params.contains("coding")) m.coding = params["coding"].get<std::string>();
+    m.spec.select = !params.contains("model");
+    if (params.contains("model")) m.spec.model = parse_model_kind(params["model"].get<std::string>());
+    if (params.contains("response"))
+      m.spec.response = parse_response_scale(params["response"].get<std::string>());
+    if (params.contains("coding")) m.spec.coding = params["coding"].get<std::string>();
   } catch (const InputError&) {
     return std::nullopt;
   }
   Sample base = sample_from_key(params.at("base").get<std::string>());
+  m.base = base;
   bool same_rest = std::all_of(base.values().begin(), base.values().end(), [&](const auto& kv) {
     return std::find(m.factors.begin(), m.factors.end(), kv.first) != m.factors.end() ||
            (sample.has(kv.first) && sample.value(kv.first) == kv.second);
@@ -90,13 +93,7 @@ bool locate(Measured& m, const Config& config, const Sample& sample,
   for (std::size_t k = 0; k < m.factors.size(); ++k) {
     const Factor* f = config.factor(m.factors[k]);
     if (f == nullptr || !f->numeric) return false;
-    try {
-      m.codings.push_back(m.coding == "auto"
-                              ? coding_for_levels(f->numeric_levels)
-                              : Coding::from_levels(f->numeric_levels, parse_coding_scale(m.coding)));
-    } catch (const InputError&) {
-      return false;
-    }
+    m.levels.push_back(f->numeric_levels);
     double v = sample.numeric(m.factors[k]);
     double lo = rows[0][k], hi = rows[0][k];
     for (const auto& r : rows) lo = std::min(lo, r[k]), hi = std::max(hi, r[k]);
@@ -147,6 +144,7 @@ std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& c
         m->points(i, static_cast<Eigen::Index>(k)) = rows[static_cast<std::size_t>(i)][k];
       m->y(i) = y[static_cast<std::size_t>(i)];
     }
+    m->anchor = expectation_anchor(config, m->base, m->factors, load_calibrations(store, config));
     std::optional<Surface> surface = try_fit(*m, m->points, m->y);
     if (!surface) continue;
     Prediction p = surface->predict(at);

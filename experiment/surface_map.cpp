@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "core/error.hpp"
+#include "experiment/expectation_record.hpp"
 #include "experiment/leases.hpp"
 #include "experiment/peak_search.hpp"
 #include "experiment/surface_slots.hpp"
@@ -51,11 +52,15 @@ nlohmann::json peak_options_json(const PeakConfig& p) {
 // Everything the user gave is checked before the store is opened: bad input changes nothing.
 SurfacePlan plan_request(const Config& config, const MapSurfaceRequest& r, std::uint64_t seed) {
   SurfacePlanOptions po{split_names(r.factors), r.design, r.points, seed};
+  po.select = r.model == "auto";
   try {
-    po.model = parse_model_kind(r.model);
+    if (!po.select) po.model = parse_model_kind(r.model);
   } catch (const InputError& e) {
-    throw InputError(fmt::format("--model: {}", e.what()));
+    throw InputError(fmt::format("--model: {} or auto", e.what()));
   }
+  if (po.select && (r.response != "identity" || r.coding != "auto"))
+    throw InputError(
+        "--response and --coding choose one class: give them with --model (--model auto chooses all three)");
   try {
     po.response = parse_response_scale(r.response);
   } catch (const InputError& e) {
@@ -104,7 +109,7 @@ std::int64_t find_or_create_surface(store::Store& store, const Config& config, c
 
 }  // namespace
 
-void fit_report_surface(SurfaceReport& r) {
+void fit_report_surface(SurfaceReport& r, const Anchor& anchor) {
   std::vector<Eigen::Index> rows;
   std::vector<double> y;
   for (std::size_t i = 0; i < r.plan.tour.size(); ++i) {
@@ -118,12 +123,12 @@ void fit_report_surface(SurfaceReport& r) {
   for (std::size_t i = 0; i < rows.size(); ++i)
     points.row(static_cast<Eigen::Index>(i)) = r.plan.candidates.row(rows[i]);
   Eigen::VectorXd yv = Eigen::Map<Eigen::VectorXd>(y.data(), static_cast<Eigen::Index>(y.size()));
-  try {
-    r.surface.emplace(r.plan.factors, r.plan.codings, r.plan.model, points, yv, r.plan.response);
-  } catch (const InputError& e) {
-    r.surface.reset();
-    r.fit_error = fmt::format("no fit from {} measured samples: {}", rows.size(), e.what());
-  }
+  SurfaceSpec spec{r.plan.select, r.plan.model, r.plan.response, r.plan.coding};
+  std::vector<std::vector<double>> levels;
+  for (const auto& f : r.plan.factors) levels.push_back(r.config->factor(f)->numeric_levels);
+  r.fit = fit_measured(r.plan.factors, levels, spec, points, yv, anchor);
+  r.surface = r.fit.surface;
+  r.fit_error = r.fit.error;
 }
 
 SurfaceReport map_surface(const Config& config, const std::string& store_path, const MapSurfaceRequest& r,
@@ -176,7 +181,8 @@ SurfaceReport map_surface(const Config& config, const std::string& store_path, c
   report.status = report.run.budget_stopped ? store::SurfaceState::kBudget : store::SurfaceState::kDone;
   report.seeding = r.seeding;
   report.parallel = r.parallel;
-  fit_report_surface(report);
+  fit_report_surface(report, expectation_anchor(config, config.sample(r.set), report.plan.factors,
+                                                load_calibrations(store, config)));
   store.finish_surface(report.surface_id, report.status);
   report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;

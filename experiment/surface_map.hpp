@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/config.hpp"
+#include "experiment/surface_fit.hpp"
 #include "experiment/surface_plan.hpp"
 #include "experiment/surface_runner.hpp"
 #include "rsm/surface.hpp"
@@ -26,7 +27,7 @@ struct MapSurfaceRequest {
   int parallel = 1;
   double budget_h = 0;  // 0: no budget
   std::optional<std::uint64_t> seed;
-  std::string model = "quadratic";
+  std::string model = "auto";
   std::string response = "identity";
   std::string coding = "auto";
   bool verbose = false;
@@ -44,11 +45,13 @@ struct SurfaceReport {
   double elapsed_s = 0;            // real time of this invocation
   std::optional<Surface> surface;  // nullopt when too few samples were measured to fit
   std::string fit_error;           // why there is no surface
+  SurfaceFit fit;                  // the class, its cross-validated error and (auto) the runner-up
 };
 
-// Fits the plan's surface (model, response scale, coding) to the found peak rates of `run` (in tour order).
-// Fills surface, or fit_error when the measured points cannot determine the model.
-void fit_report_surface(SurfaceReport& report);
+// Fits the plan's surface (its class, or --model auto's choice, anchored to `anchor` when given) to
+// the found peak rates of `run` (in tour order). Fills fit and surface, or fit_error when the
+// measured points cannot determine the model.
+void fit_report_surface(SurfaceReport& report, const Anchor& anchor = {});
 
 // Validates the request (InputError before the store at `store_path` is opened), finds or creates
 // the surface, runs its searches and fits it. Progress goes to `log`.

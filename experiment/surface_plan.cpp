@@ -51,6 +51,7 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
   plan.model = o.model;
   plan.response = o.response;
   plan.coding = o.coding;
+  plan.select = o.select;
   plan.terms = model_terms(o.model, plan.factors);
   plan.candidates = full_factorial(levels);
   plan.coded = code_points(plan.candidates, plan.codings);
@@ -90,7 +91,8 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
 }
 
 void surface_model_params(const SurfacePlan& plan, nlohmann::json& params) {
-  if (plan.model != ModelKind::kQuadratic) params["model"] = to_string(plan.model);
+  if (plan.select) return;
+  params["model"] = to_string(plan.model);
   if (plan.response != ResponseScale::kIdentity) params["response"] = to_string(plan.response);
   if (plan.coding != "auto") params["coding"] = plan.coding;
 }

@@ -18,13 +18,14 @@
 namespace wb {
 
 struct SurfacePlanOptions {
-  std::vector<std::string> factors;  // numeric factors of the config, at least one, no repeats
-  std::string design = "dopt";       // "full" | "dopt"
-  int points = 0;                    // dopt: N; 0 = the number of model terms + 2
-  std::uint64_t seed = 1;            // of the exchange algorithm's random starts
-  ModelKind model = ModelKind::kQuadratic;
+  std::vector<std::string> factors;         // numeric factors of the config, at least one, no repeats
+  std::string design = "dopt";              // "full" | "dopt"
+  int points = 0;                           // dopt: N; 0 = the number of model terms + 2
+  std::uint64_t seed = 1;                   // of the exchange algorithm's random starts
+  ModelKind model = ModelKind::kQuadratic;  // with select: the design's model only
   ResponseScale response = ResponseScale::kIdentity;
   std::string coding = "auto";  // "auto" (coding_for_levels) | "linear" | "log" | "inverse", every factor
+  bool select = false;          // --model auto: the fit's class is chosen from the data (surface_fit.hpp)
 };
 
 struct SurfacePlan {
@@ -34,6 +35,7 @@ struct SurfacePlan {
   ModelKind model = ModelKind::kQuadratic;
   ResponseScale response = ResponseScale::kIdentity;
   std::string coding = "auto";     // as given in the options
+  bool select = false;             // as given in the options
   Eigen::MatrixXd candidates;      // natural units, one row per candidate sample
   Eigen::MatrixXd coded;           // the same, coded
   std::vector<Sample> samples;     // candidate samples (base sample + the row's levels)
@@ -52,9 +54,9 @@ Coding coding_for_levels(const std::vector<double>& levels);
 // <= 0), or N outside [terms, candidates].
 SurfacePlan plan_surface(const Config& config, const Sample& base, const SurfacePlanOptions& options);
 
-// Adds the plan's model options to a surface's params key (which identifies it for resume): "model",
-// "response" and "coding" only where they differ from the default (quadratic, identity, auto), so an
-// older unfinished default surface still resumes.
+// Adds the plan's model options to a surface's params key (which identifies it for resume): none
+// for --model auto (the default, whose design is the quadratic's: an older unfinished default
+// surface resumes), else "model", and "response" and "coding" where they are not the defaults.
 void surface_model_params(const SurfacePlan& plan, nlohmann::json& params);
 
 // Greedy nearest-neighbour tour of `rows` of `coded` (Euclidean distance of coded factors): starts

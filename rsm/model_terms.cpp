@@ -10,15 +10,18 @@
 namespace wb {
 
 ModelKind parse_model_kind(std::string_view text) {
+  if (text == "constant") return ModelKind::kConstant;
   if (text == "linear") return ModelKind::kFirstOrder;
   if (text == "interactions") return ModelKind::kInteractions;
   if (text == "quadratic") return ModelKind::kQuadratic;
   if (text == "cubic") return ModelKind::kCubic;
-  throw InputError(fmt::format("model '{}': expected linear, interactions, quadratic or cubic", text));
+  throw InputError(
+      fmt::format("model '{}': expected constant, linear, interactions, quadratic or cubic", text));
 }
 
 const char* to_string(ModelKind kind) {
   switch (kind) {
+    case ModelKind::kConstant: return "constant";
     case ModelKind::kFirstOrder: return "linear";
     case ModelKind::kInteractions: return "interactions";
     case ModelKind::kQuadratic: return "quadratic";
@@ -40,6 +43,7 @@ std::vector<Term> model_terms(ModelKind kind, const std::vector<std::string>& fa
 
   std::vector<Term> terms;
   terms.push_back({"1", std::vector<int>(n, 0)});
+  if (kind == ModelKind::kConstant) return terms;
   for (std::size_t i = 0; i < n; ++i) {
     Term t{factor_names[i], std::vector<int>(n, 0)};
     t.powers[i] = 1;

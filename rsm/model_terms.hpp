@@ -11,13 +11,15 @@
 namespace wb {
 
 enum class ModelKind {
+  kConstant,      // 1 (an anchored surface's ratio to its expectation)
   kFirstOrder,    // 1, F_i
   kInteractions,  // 1, F_i, F_i*F_j (i < j)
   kQuadratic,     // 1, F_i, F_i*F_j (i < j), F_i^2
   kCubic,         // the quadratic terms, then F_i^3, F_i^2*F_j (i != j), F_i*F_j*F_k (i < j < k)
 };
 
-// "linear" | "interactions" | "quadratic" | "cubic"; InputError otherwise. to_string gives them back.
+// "constant" | "linear" | "interactions" | "quadratic" | "cubic"; InputError otherwise. to_string gives them
+// back.
 ModelKind parse_model_kind(std::string_view text);
 const char* to_string(ModelKind kind);
 

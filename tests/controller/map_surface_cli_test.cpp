@@ -32,7 +32,7 @@ wb::test::RunResult map_surface_sim(const fs::path& dir, const std::vector<std::
 
 TEST_CASE("map-surface --json: every candidate sample, the measured ones with λ*, the fit and the cost") {
   fs::path dir = temp_dir("map_surface_cli", "json");
-  auto r = map_surface_sim(dir, {"--design", "dopt", "--points", "8", "--json"});
+  auto r = map_surface_sim(dir, {"--design", "dopt", "--points", "8", "--model", "quadratic", "--json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
@@ -69,6 +69,8 @@ TEST_CASE("map-surface --json: every candidate sample, the measured ones with λ
   REQUIRE(j["fit"].is_object());
   CHECK(j["fit"]["terms"].size() == 6);
   CHECK(j["fit"]["coefficients"].size() == 6);
+  CHECK(j["fit"]["selected"] == false);
+  CHECK(j["fit"]["anchored"] == false);
   CHECK(j["fit"]["r2"].get<double>() > 0.8);
   CHECK(j["fit"]["r2"].get<double>() <= 1);
   REQUIRE(j["fit"]["mape_loo"].is_number());  // 8 points, 6 terms: not saturated
@@ -79,11 +81,33 @@ TEST_CASE("map-surface --json: every candidate sample, the measured ones with λ
   CHECK(j["this_run"]["trials_run"] == j["trials"]);
 
   // A saturated design (6 points for 6 terms) fits exactly and has no LOO MAPE.
-  auto s6 = map_surface_sim(dir, {"--points", "6", "--json"});
+  auto s6 = map_surface_sim(dir, {"--points", "6", "--model", "quadratic", "--json"});
   REQUIRE(s6.exit_code == 0);
   auto j6 = nlohmann::json::parse(s6.out);
   CHECK(j6["fit"]["mape_loo"].is_null());
   CHECK(j6["surface_id"] != j["surface_id"]);
+}
+
+TEST_CASE("map-surface chooses its class by default: anchored to a [model] that is right") {
+  fs::path dir = temp_dir("map_surface_cli", "auto");
+  auto r = map_surface_sim(dir, {"--points", "8", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["fit"].is_object());
+  CHECK(j["fit"]["selected"] == true);
+  // configs/sim.toml's [model] is its simulator's network: the deviation is measurement noise.
+  CHECK(j["fit"]["anchored"] == true);
+  REQUIRE(j["fit"]["cv_mape"].is_number());
+  CHECK(j["fit"]["cv_mape"].get<double>() < 3);
+  CHECK(j["fit"]["class"].get<std::string>().find("anchored") == 0);
+  REQUIRE(j["fit"]["runner_up"].is_object());
+  CHECK(j["fit"]["runner_up"]["cv_mape"].get<double>() >= 0);
+  CHECK(j["fit"]["classes_ranked"].get<int>() > 10);
+  for (const auto& s : j["samples"]) {
+    if (s["measured"].get<bool>())
+      CHECK(s["predicted"].get<double>() == Approx(s["peak_rate"].get<double>()).epsilon(0.05));
+  }
 }
 
 TEST_CASE("map-surface human output: the λ* table with measured cells starred, coefficients, MAPE, cost") {
@@ -97,7 +121,9 @@ TEST_CASE("map-surface human output: the λ* table with measured cells starred, 
     if (p > 0 && std::isdigit(static_cast<unsigned char>(r.out[p - 1])) != 0) ++stars;
   }
   CHECK(stars == 8);
-  CHECK(r.out.find("disks*threads") != std::string::npos);  // the interaction term
+  CHECK(r.out.find("model: anchored") != std::string::npos);  // --model auto chose an anchored class
+  CHECK(r.out.find("chosen by leave-one-out error") != std::string::npos);
+  CHECK(r.out.find("runner-up: ") != std::string::npos);
   CHECK(r.out.find("LOO MAPE") != std::string::npos);
   CHECK(r.out.find("on 2 slots") != std::string::npos);
   CHECK(r.err.find("slot 1:") != std::string::npos);  // both slots ran searches

@@ -29,18 +29,51 @@ wb::SurfaceRun measured_run(const wb::SurfacePlan& plan) {
 
 }  // namespace
 
-TEST_CASE("default model options leave the params key as it was, so older surfaces resume",
+TEST_CASE("model auto leaves the params key as it was, so older default surfaces resume",
           "[rsm][map-surface]") {
   wb::Config config = wb::Config::load(kSimConfig);
-  wb::SurfacePlan plan =
-      wb::plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
-  CHECK(plan.model == wb::ModelKind::kQuadratic);
+  wb::SurfacePlanOptions o{{"disks", "threads"}, "dopt", 8, 1};
+  o.select = true;
+  wb::SurfacePlan plan = wb::plan_surface(config, config.default_sample(), o);
+  CHECK(plan.model == wb::ModelKind::kQuadratic);  // the design's model
   CHECK(plan.response == wb::ResponseScale::kIdentity);
   CHECK(plan.codings[1].scale() == wb::CodingScale::kLog);  // auto: threads span 100x
   nlohmann::json params{{"factors", plan.factors}, {"design", plan.kind}};
   const nlohmann::json before = params;
   wb::surface_model_params(plan, params);
   CHECK(params == before);  // no "model", "response" or "coding" key
+  // The same design with a fixed quadratic is another surface.
+  o.select = false;
+  nlohmann::json fixed;
+  wb::surface_model_params(wb::plan_surface(config, config.default_sample(), o), fixed);
+  CHECK(fixed == nlohmann::json{{"model", "quadratic"}});
+}
+
+TEST_CASE("model auto picks the class that follows a throughput bound and names the runner-up",
+          "[rsm][map-surface]") {
+  wb::Config config = wb::Config::load(kSimConfig);
+  wb::SurfacePlanOptions o{{"disks", "threads"}, "dopt", 10, 1};
+  o.select = true;
+  wb::SurfaceReport report;
+  report.config = &config;
+  report.plan = wb::plan_surface(config, config.default_sample(), o);
+  report.run = measured_run(report.plan);
+  wb::fit_report_surface(report);  // no anchor
+  REQUIRE(report.surface);
+  // λ* = 1 / (0.002 + 0.012/disks + 0.015/threads): 1/λ* is linear in the inverse codings.
+  CHECK(report.surface->response() == wb::ResponseScale::kReciprocal);
+  CHECK(report.surface->codings()[0].scale() == wb::CodingScale::kInverse);
+  CHECK(report.surface->kind() == wb::ModelKind::kFirstOrder);
+  CHECK_FALSE(report.surface->anchored());
+  REQUIRE(report.fit.cv_mape);
+  CHECK(*report.fit.cv_mape < 1e-6);
+  REQUIRE(report.fit.runner_up);
+  CHECK(report.fit.runner_up->score >= 0);
+  nlohmann::json j = wb::surface_json(report);
+  CHECK(j["fit"]["selected"] == true);
+  CHECK(j["fit"]["class"].get<std::string>().find("reciprocal") != std::string::npos);
+  CHECK(j["fit"]["runner_up"]["class"].is_string());
+  CHECK(j["fit"]["classes_ranked"].get<int>() > 10);
 }
 
 TEST_CASE("model options round-trip through the params key and the JSON report", "[rsm][map-surface]") {
@@ -75,7 +108,7 @@ TEST_CASE("model options round-trip through the params key and the JSON report",
   log_only.response = wb::ResponseScale::kLog;
   nlohmann::json params3;
   wb::surface_model_params(wb::plan_surface(config, config.default_sample(), log_only), params3);
-  CHECK(params3 == nlohmann::json{{"response", "log"}});
+  CHECK(params3 == nlohmann::json{{"model", "quadratic"}, {"response", "log"}});
 
   wb::SurfaceRun run = measured_run(plan);
   wb::SurfaceReport report;

@@ -1,0 +1,134 @@
+#include "experiment/surface_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "core/error.hpp"
+#include "experiment/surface_plan.hpp"
+
+namespace wb {
+
+namespace {
+
+bool all_positive(const std::vector<std::vector<double>>& levels) {
+  return std::all_of(levels.begin(), levels.end(), [](const std::vector<double>& l) {
+    return std::all_of(l.begin(), l.end(), [](double v) { return v > 0; });
+  });
+}
+
+std::vector<Coding> codings_of(const std::vector<std::vector<double>>& levels, std::optional<CodingScale> scale) {
+  std::vector<Coding> out;
+  for (const auto& l : levels) out.push_back(scale ? Coding::from_levels(l, *scale) : coding_for_levels(l));
+  return out;
+}
+
+bool same_scales(const std::vector<Coding>& a, const std::vector<Coding>& b) {
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].scale() != b[i].scale()) return false;
+  }
+  return true;
+}
+
+std::vector<Coding> spec_codings(const std::vector<std::vector<double>>& levels, const std::string& coding) {
+  if (coding == "auto") return codings_of(levels, std::nullopt);
+  return codings_of(levels, parse_coding_scale(coding));
+}
+
+}  // namespace
+
+Anchor expectation_anchor(const Config& config, const Sample& base, const std::vector<std::string>& factors,
+                          const std::vector<CalibratedDemand>& calibrations) {
+  if (!config.model()) return {};
+  // Memoized: ranking evaluates the same points for every anchored class.
+  auto memo = std::make_shared<std::map<std::vector<double>, double>>();
+  return [&config, base, factors, calibrations, memo](const Eigen::RowVectorXd& x) {
+    std::vector<double> key(x.data(), x.data() + x.size());
+    if (auto it = memo->find(key); it != memo->end()) return it->second;
+    Sample s = base;
+    for (std::size_t j = 0; j < factors.size(); ++j) s.set(factors[j], format_number(key[j]));
+    double rate = 0;
+    try {
+      rate = expect_peak(config, s, calibrations).peak_rate;
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError(fmt::format("the expectation has no λ* at {}: {}", s.key(), e.what()));
+    }
+    memo->emplace(key, rate);
+    return rate;
+  };
+}
+
+std::vector<SurfaceClass> candidate_classes(const std::vector<std::vector<double>>& levels, bool anchored) {
+  std::vector<SurfaceClass> out;
+  const std::vector<Coding> autos = codings_of(levels, std::nullopt);
+  const std::vector<Coding> linear = codings_of(levels, CodingScale::kLinear);
+  const bool positive = all_positive(levels);
+  auto add = [&](ResponseScale r, const std::vector<Coding>& c, std::initializer_list<ModelKind> kinds, bool a) {
+    for (ModelKind k : kinds) out.push_back({k, r, c, a});
+  };
+  const auto polynomials = {ModelKind::kFirstOrder, ModelKind::kInteractions, ModelKind::kQuadratic,
+                            ModelKind::kCubic};
+  // Polynomials [003 §4] on the identity and log scales, in the automatic and linear codings.
+  for (ResponseScale r : {ResponseScale::kIdentity, ResponseScale::kLog}) {
+    if (r == ResponseScale::kLog && !positive) continue;
+    add(r, autos, polynomials, false);
+    if (!same_scales(autos, linear)) add(r, linear, polynomials, false);
+  }
+  if (positive) {
+    // The operational laws: 1/λ* is the bottleneck's demand, near linear in 1/servers
+    // (docs/decisions.md#rsm-scales).
+    const std::vector<Coding> inverse = codings_of(levels, CodingScale::kInverse);
+    add(ResponseScale::kReciprocal, inverse, polynomials, false);
+    if (anchored) {
+      const auto low = {ModelKind::kConstant, ModelKind::kFirstOrder, ModelKind::kInteractions,
+                        ModelKind::kQuadratic};
+      add(ResponseScale::kLog, autos, low, true);          // a factor on λ*
+      add(ResponseScale::kReciprocal, inverse, low, true);  // a demand added to the bottleneck's
+    }
+  }
+  return out;
+}
+
+SurfaceFit fit_measured(const std::vector<std::string>& factors, const std::vector<std::vector<double>>& levels,
+                        const SurfaceSpec& spec, const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
+                        const Anchor& anchor) {
+  SurfaceFit out;
+  if (!spec.select) {
+    try {
+      std::vector<Coding> codings = spec_codings(levels, spec.coding);
+      SurfaceClass c{spec.model, spec.response, codings, false};
+      out.surface.emplace(factors, codings, spec.model, natural_points, y, spec.response);
+      out.description = c.describe(factors);
+      out.cv_mape = out.surface->loo_mape();
+    } catch (const InputError& e) {
+      out.surface.reset();
+      out.error = fmt::format("no fit from {} measured samples: {}", y.size(), e.what());
+    }
+    return out;
+  }
+  std::vector<RankedClass> ranked =
+      rank_classes(factors, candidate_classes(levels, static_cast<bool>(anchor)), natural_points, y, anchor);
+  out.classes = static_cast<int>(ranked.size());
+  if (ranked.empty()) {
+    out.error = fmt::format("no fit from {} measured samples: every class needs at least 2 more samples than "
+                            "terms (a constant anchored class needs 3 samples, a linear one {})",
+                            y.size(), factors.size() + 3);
+    return out;
+  }
+  const RankedClass& best = ranked.front();
+  out.surface.emplace(factors, best.cls.codings, best.cls.kind, natural_points, y, best.cls.response,
+                      best.cls.anchored ? anchor : Anchor{});
+  out.description = best.cls.describe(factors);
+  out.cv_mape = best.cv_mape;
+  if (ranked.size() > 1) {
+    out.runner_up = ranked[1];
+    out.runner_up_description = ranked[1].cls.describe(factors);
+  }
+  return out;
+}
+
+}  // namespace wb

@@ -1,0 +1,48 @@
+#pragma once
+// Fitting a map-surface's measured λ* [003 §4]: one fixed class (--model with --response and
+// --coding), or the class the data choose (--model auto, rsm/selection.hpp) among polynomial,
+// operational-law (reciprocal on inverse codings) and, with a [model], anchored classes that fit
+// the deviation from the expectation. map-surface and whatif fit through here, so both answer
+// with the same surface.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "experiment/expectation.hpp"
+#include "rsm/selection.hpp"
+
+namespace wb {
+
+struct SurfaceSpec {
+  bool select = true;  // --model auto
+  ModelKind model = ModelKind::kQuadratic;
+  ResponseScale response = ResponseScale::kIdentity;
+  std::string coding = "auto";  // "auto" (coding_for_levels) | "linear" | "log" | "inverse"
+};
+
+struct SurfaceFit {
+  std::optional<Surface> surface;       // nullopt: nothing could be fitted (error says why)
+  std::string error;
+  std::string description;              // the class, as SurfaceClass::describe
+  std::optional<double> cv_mape;        // its leave-one-out MAPE, percent
+  std::optional<RankedClass> runner_up;  // --model auto: the next class in the ranking
+  std::string runner_up_description;
+  int classes = 0;  // --model auto: how many classes were ranked
+};
+
+// λ* of the config's [model] at a point of `factors` (the base sample's other levels), with the
+// stored calibrations; empty when the config has no [model]. InputError where it has no answer.
+Anchor expectation_anchor(const Config& config, const Sample& base, const std::vector<std::string>& factors,
+                          const std::vector<CalibratedDemand>& calibrations);
+
+// The candidate classes over factors with these levels: anchored ones only with an anchor.
+std::vector<SurfaceClass> candidate_classes(const std::vector<std::vector<double>>& levels, bool anchored);
+
+// Fits the measured λ* `y` at `natural_points` (columns in `factors` order; `levels` the declared
+// levels per factor, which fix the codings) as `spec` says.
+SurfaceFit fit_measured(const std::vector<std::string>& factors, const std::vector<std::vector<double>>& levels,
+                        const SurfaceSpec& spec, const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
+                        const Anchor& anchor);
+
+}  // namespace wb
