@@ -19,7 +19,8 @@ bool all_positive(const std::vector<std::vector<double>>& levels) {
   });
 }
 
-std::vector<Coding> codings_of(const std::vector<std::vector<double>>& levels, std::optional<CodingScale> scale) {
+std::vector<Coding> codings_of(const std::vector<std::vector<double>>& levels,
+                               std::optional<CodingScale> scale) {
   std::vector<Coding> out;
   for (const auto& l : levels) out.push_back(scale ? Coding::from_levels(l, *scale) : coding_for_levels(l));
   return out;
@@ -67,7 +68,8 @@ std::vector<SurfaceClass> candidate_classes(const std::vector<std::vector<double
   const std::vector<Coding> autos = codings_of(levels, std::nullopt);
   const std::vector<Coding> linear = codings_of(levels, CodingScale::kLinear);
   const bool positive = all_positive(levels);
-  auto add = [&](ResponseScale r, const std::vector<Coding>& c, std::initializer_list<ModelKind> kinds, bool a) {
+  auto add = [&](ResponseScale r, const std::vector<Coding>& c, std::initializer_list<ModelKind> kinds,
+                 bool a) {
     for (ModelKind k : kinds) out.push_back({k, r, c, a});
   };
   const auto polynomials = {ModelKind::kFirstOrder, ModelKind::kInteractions, ModelKind::kQuadratic,
@@ -86,15 +88,16 @@ std::vector<SurfaceClass> candidate_classes(const std::vector<std::vector<double
     if (anchored) {
       const auto low = {ModelKind::kConstant, ModelKind::kFirstOrder, ModelKind::kInteractions,
                         ModelKind::kQuadratic};
-      add(ResponseScale::kLog, autos, low, true);          // a factor on λ*
+      add(ResponseScale::kLog, autos, low, true);           // a factor on λ*
       add(ResponseScale::kReciprocal, inverse, low, true);  // a demand added to the bottleneck's
     }
   }
   return out;
 }
 
-SurfaceFit fit_measured(const std::vector<std::string>& factors, const std::vector<std::vector<double>>& levels,
-                        const SurfaceSpec& spec, const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
+SurfaceFit fit_measured(const std::vector<std::string>& factors,
+                        const std::vector<std::vector<double>>& levels, const SurfaceSpec& spec,
+                        const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
                         const Anchor& anchor) {
   SurfaceFit out;
   if (!spec.select) {
@@ -114,9 +117,10 @@ SurfaceFit fit_measured(const std::vector<std::string>& factors, const std::vect
       rank_classes(factors, candidate_classes(levels, static_cast<bool>(anchor)), natural_points, y, anchor);
   out.classes = static_cast<int>(ranked.size());
   if (ranked.empty()) {
-    out.error = fmt::format("no fit from {} measured samples: every class needs at least 2 more samples than "
-                            "terms (a constant anchored class needs 3 samples, a linear one {})",
-                            y.size(), factors.size() + 3);
+    out.error = fmt::format(
+        "no fit from {} measured samples: every class needs at least 2 more samples than "
+        "terms (a constant anchored class needs 3 samples, a linear one {})",
+        y.size(), factors.size() + 3);
     return out;
   }
   const RankedClass& best = ranked.front();

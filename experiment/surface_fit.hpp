@@ -22,10 +22,10 @@ struct SurfaceSpec {
 };
 
 struct SurfaceFit {
-  std::optional<Surface> surface;       // nullopt: nothing could be fitted (error says why)
+  std::optional<Surface> surface;  // nullopt: nothing could be fitted (error says why)
   std::string error;
-  std::string description;              // the class, as SurfaceClass::describe
-  std::optional<double> cv_mape;        // its leave-one-out MAPE, percent
+  std::string description;               // the class, as SurfaceClass::describe
+  std::optional<double> cv_mape;         // its leave-one-out MAPE, percent
   std::optional<RankedClass> runner_up;  // --model auto: the next class in the ranking
   std::string runner_up_description;
   int classes = 0;  // --model auto: how many classes were ranked
@@ -41,8 +41,9 @@ std::vector<SurfaceClass> candidate_classes(const std::vector<std::vector<double
 
 // Fits the measured λ* `y` at `natural_points` (columns in `factors` order; `levels` the declared
 // levels per factor, which fix the codings) as `spec` says.
-SurfaceFit fit_measured(const std::vector<std::string>& factors, const std::vector<std::vector<double>>& levels,
-                        const SurfaceSpec& spec, const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
+SurfaceFit fit_measured(const std::vector<std::string>& factors,
+                        const std::vector<std::vector<double>>& levels, const SurfaceSpec& spec,
+                        const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
                         const Anchor& anchor);
 
 }  // namespace wb

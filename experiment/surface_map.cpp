@@ -96,9 +96,12 @@ std::int64_t find_or_create_surface(store::Store& store, const Config& config, c
   for (Eigen::Index row : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(row)]);
   store::Transaction tx = store.transaction();
   std::int64_t surface_id = 0;
-  if (auto found = store.find_running_surface(config.name(), params.dump())) {
+  if (auto found = store.find_surface(config.name(), params.dump())) {
     surface_id = found->id;
-    log << fmt::format("continuing surface {} ({} samples)\n", surface_id, found->points.size());
+    if (found->status == store::SurfaceState::kDone)
+      log << fmt::format("surface {} was finished: reporting it without measuring again\n", surface_id);
+    else
+      log << fmt::format("continuing surface {} ({} samples)\n", surface_id, found->points.size());
   } else {
     surface_id = store.create_surface(config.name(), params.dump(), params.dump(), tour);
     log << fmt::format("surface {}: {} samples of {}\n", surface_id, tour.size(), plan.candidates.rows());

@@ -48,7 +48,8 @@ std::vector<RankedClass> rank_classes(const std::vector<std::string>& factor_nam
     const auto k = static_cast<int>(model_terms(c.kind, factor_names).size());
     if (n - k < 2) continue;
     try {
-      Surface s(factor_names, c.codings, c.kind, natural_points, y, c.response, c.anchored ? anchor : Anchor{});
+      Surface s(factor_names, c.codings, c.kind, natural_points, y, c.response,
+                c.anchored ? anchor : Anchor{});
       std::optional<double> cv = s.loo_mape();
       if (!cv || !std::isfinite(*cv)) continue;
       ranked.push_back({c, *cv, *cv * selection_penalty(k, n), k});

@@ -29,11 +29,10 @@ SurfaceState parse_surface_state(std::string_view text) {
   throw Error(fmt::format("store: unknown surface status '{}'", text));
 }
 
-std::optional<SurfaceRecord> SurfaceStore::find_running_surface(const std::string& testbed,
-                                                                const std::string& params_key) {
-  Statement s = db_.prepare(
-      "SELECT id FROM surfaces WHERE testbed = ?1 AND params_key = ?2 AND status != 'done' ORDER BY id DESC "
-      "LIMIT 1");
+std::optional<SurfaceRecord> SurfaceStore::find_surface(const std::string& testbed,
+                                                        const std::string& params_key) {
+  Statement s =
+      db_.prepare("SELECT id FROM surfaces WHERE testbed = ?1 AND params_key = ?2 ORDER BY id DESC LIMIT 1");
   s.bind(1, testbed).bind(2, params_key);
   if (!s.step()) return std::nullopt;
   return surface(s.column_int(0));

@@ -47,9 +47,9 @@ class SurfaceStore {
  public:
   explicit SurfaceStore(Database& db, SearchStore& searches) : db_(db), searches_(searches) {}
 
-  // The latest unfinished surface (running or stopped by a budget) with these parameters.
-  std::optional<SurfaceRecord> find_running_surface(const std::string& testbed,
-                                                    const std::string& params_key);
+  // The latest surface with these parameters, finished or not: the same request resumes an
+  // unfinished one and reports a finished one without measuring again.
+  std::optional<SurfaceRecord> find_surface(const std::string& testbed, const std::string& params_key);
   std::int64_t create_surface(const std::string& testbed, const std::string& params_key,
                               const std::string& params_json, const std::vector<Sample>& tour);
   std::optional<SurfaceRecord> surface(std::int64_t id);

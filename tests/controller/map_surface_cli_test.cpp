@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "tests/support/store_query.hpp"
 #include "tests/support/workbench_cli.hpp"
 
 using namespace std::chrono_literals;
@@ -108,6 +109,20 @@ TEST_CASE("map-surface chooses its class by default: anchored to a [model] that 
     if (s["measured"].get<bool>())
       CHECK(s["predicted"].get<double>() == Approx(s["peak_rate"].get<double>()).epsilon(0.05));
   }
+
+  // The same command on the finished surface reports it without measuring: no trial is stored.
+  const std::string store = (dir / "w.db").string();
+  const auto trials_before = query(store, "SELECT COUNT(*) FROM trials");
+  auto again = map_surface_sim(dir, {"--points", "8", "--json"});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.err.find("without measuring again") != std::string::npos);
+  auto j2 = nlohmann::json::parse(again.out);
+  CHECK(j2["surface_id"] == j["surface_id"]);
+  CHECK(j2["this_run"]["trials_run"] == 0);
+  CHECK(j2["fit"]["class"] == j["fit"]["class"]);
+  CHECK(query(store, "SELECT COUNT(*) FROM trials") == trials_before);
+  CHECK(query(store, "SELECT COUNT(*) FROM surfaces") == std::vector<std::string>{"1"});
 }
 
 TEST_CASE("map-surface human output: the λ* table with measured cells starred, coefficients, MAPE, cost") {

@@ -33,12 +33,12 @@ TEST_CASE("a surface keeps its tour, takes one search per point, and ends with a
   test::TempStore t("surfaces");
   store::Store& s = t.store;
   const std::vector<Sample> tour{sample("2"), sample("8"), sample("32")};
-  CHECK(!s.find_running_surface("demo", "key-a"));
+  CHECK(!s.find_surface("demo", "key-a"));
   const std::int64_t id = s.create_surface("demo", "key-a", R"({"factors":["threads"]})", tour);
-  auto found = s.find_running_surface("demo", "key-a");
+  auto found = s.find_surface("demo", "key-a");
   REQUIRE(found);
   CHECK(found->id == id);
-  CHECK(!s.find_running_surface("demo", "key-b"));
+  CHECK(!s.find_surface("demo", "key-b"));
   REQUIRE(found->points.size() == 3);
   CHECK(found->points[1].sample.key() == sample("8").key());
   CHECK(!found->points[1].search_id);
@@ -57,7 +57,8 @@ TEST_CASE("a surface keeps its tour, takes one search per point, and ends with a
 
   s.finish_surface(id, store::SurfaceState::kDone);
   CHECK(s.surface(id)->status == store::SurfaceState::kDone);
-  CHECK(!s.find_running_surface("demo", "key-a"));  // finished: a new run starts a new surface
+  REQUIRE(s.find_surface("demo", "key-a"));  // finished: the same request reports it
+  CHECK(s.find_surface("demo", "key-a")->status == store::SurfaceState::kDone);
   CHECK(s.done_surfaces("demo") == std::vector<std::int64_t>{id});
 }
 
