@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "experiment/surface_plan.hpp"
+#include "rsm/candidates.hpp"
 
 namespace wb {
 
@@ -114,7 +115,8 @@ SurfaceFit fit_measured(const std::vector<std::string>& factors,
     return out;
   }
   std::vector<RankedClass> ranked =
-      rank_classes(factors, candidate_classes(levels, static_cast<bool>(anchor)), natural_points, y, anchor);
+      rank_classes(factors, candidate_classes(levels, static_cast<bool>(anchor)), natural_points, y, anchor,
+                   full_factorial(levels));
   out.classes = static_cast<int>(ranked.size());
   if (ranked.empty()) {
     out.error = fmt::format(

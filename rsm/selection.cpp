@@ -21,6 +21,19 @@ std::string coded_name(const std::string& factor, CodingScale scale) {
   return factor;
 }
 
+// See rank_classes().
+bool plausible(const Surface& s, const Eigen::MatrixXd& grid, const Eigen::VectorXd& y,
+               const Anchor& anchor) {
+  if (grid.rows() == 0) return true;
+  const Eigen::VectorXd p = s.predict_values(grid);
+  double cap = y.maxCoeff();
+  for (Eigen::Index i = 0; anchor && i < grid.rows(); ++i) cap = std::max(cap, anchor(grid.row(i)));
+  for (Eigen::Index i = 0; i < p.size(); ++i) {
+    if (!std::isfinite(p(i)) || p(i) <= 0 || p(i) > 2 * cap) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string SurfaceClass::describe(const std::vector<std::string>& factor_names) const {
@@ -40,7 +53,7 @@ double selection_penalty(int terms, int points) { return 1.0 + static_cast<doubl
 std::vector<RankedClass> rank_classes(const std::vector<std::string>& factor_names,
                                       const std::vector<SurfaceClass>& candidates,
                                       const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
-                                      const Anchor& anchor) {
+                                      const Anchor& anchor, const Eigen::MatrixXd& grid) {
   const auto n = static_cast<int>(y.size());
   std::vector<RankedClass> ranked;
   for (const SurfaceClass& c : candidates) {
@@ -51,7 +64,7 @@ std::vector<RankedClass> rank_classes(const std::vector<std::string>& factor_nam
       Surface s(factor_names, c.codings, c.kind, natural_points, y, c.response,
                 c.anchored ? anchor : Anchor{});
       std::optional<double> cv = s.loo_mape();
-      if (!cv || !std::isfinite(*cv)) continue;
+      if (!cv || !std::isfinite(*cv) || !plausible(s, grid, y, anchor)) continue;
       ranked.push_back({c, *cv, *cv * selection_penalty(k, n), k});
     } catch (const InputError&) {
       continue;  // degenerate on these points, or y not on the scale's domain
