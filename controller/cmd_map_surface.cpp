@@ -30,8 +30,8 @@ int run_map_surface(const CommonOptions& common, MapSurfaceOptions& o) {
     std::cout << surface_json(report).dump(2) << "\n";
   else
     print_surface(std::cout, report);
-  return to_int(report.status == store::SurfaceState::kDone && report.surface ? ExitStatus::kOk
-                                                                              : ExitStatus::kNegative);
+  const bool complete = report.status == store::SurfaceState::kDone && !report.incomplete();
+  return to_int(complete && report.surface ? ExitStatus::kOk : ExitStatus::kNegative);
 }
 
 }  // namespace
@@ -42,7 +42,9 @@ Command map_surface_command() {
       "Map how the peak rate λ* changes across factors (Algorithm 1 of the workbench paper): measure a "
       "D-optimal subset of the factor grid (or all of it) with one peak search each, fit a response "
       "surface and report measured and predicted λ*. Everything is stored as it happens; running the "
-      "same command again continues an interrupted surface. Exit 0 when done and fitted, 1 otherwise."
+      "same command again continues an interrupted surface and reports a finished one without measuring. "
+      "Exit 0 when every sample has a λ* and the surface is fitted, 1 otherwise (a sample whose search "
+      "found no λ* makes the surface incomplete: it is fitted over the others)."
       "\n\nBy default (--model auto) the data choose the surface's class: polynomials of the coded "
       "factors, 1/λ* in 1/factor (the operational laws of a throughput-bound system, where λ* levels "
       "off) and, when the config has a [model], classes anchored to its expectation that fit only what "

@@ -35,6 +35,18 @@ nlohmann::json surface_json(const SurfaceReport& r) {
   j["testbed"] = r.config->name();
   j["factors"] = plan.factors;
   j["status"] = to_string(r.status);
+  j["incomplete"] = r.incomplete();
+  nlohmann::json missing = nlohmann::json::array();
+  for (int i : r.missing) {
+    const PointOutcome& p = r.run.points[static_cast<std::size_t>(i)];
+    missing.push_back(
+        {{"sample",
+          sample_json(*r.config,
+                      r.plan.samples[static_cast<std::size_t>(r.plan.tour[static_cast<std::size_t>(i)])])},
+         {"search_id", p.search_id ? nlohmann::json(*p.search_id) : nlohmann::json(nullptr)},
+         {"search_status", p.status ? to_string(*p.status) : ""}});
+  }
+  j["missing"] = missing;
   j["policy"] = r.policy;
   j["seeding"] = r.seeding;
   nlohmann::json coding = nlohmann::json::object();
@@ -48,6 +60,7 @@ nlohmann::json surface_json(const SurfaceReport& r) {
                  {"D", plan.figures.d},
                  {"d_efficiency", plan.figures.d_efficiency_bound},
                  {"g_efficiency", plan.figures.g_efficiency},
+                 {"measured_D", r.measured_figures.d},
                  {"model", to_string(plan.model)},
                  {"response", to_string(plan.response)},
                  {"coding", coding}};
@@ -176,6 +189,16 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
   fmt::print(out, "cost: {:.0f} s ({:.2f} h) machine time; wall time {:.0f} s ({:.2f} h) on {} slot{}\n",
              r.run.cost_s, r.run.cost_s / 3600, r.run.wall_s, r.run.wall_s / 3600, r.parallel,
              r.parallel == 1 ? "" : "s");
+  if (r.incomplete()) {
+    fmt::print(out, "incomplete: {} of {} samples have no λ*; the fit and D = {:.4g} are over the others:\n",
+               r.missing.size(), plan.tour.size(), r.measured_figures.d);
+    for (int i : r.missing) {
+      const PointOutcome& p = r.run.points[static_cast<std::size_t>(i)];
+      fmt::print(out, "  {} (search {}: {})\n",
+                 plan.samples[static_cast<std::size_t>(plan.tour[static_cast<std::size_t>(i)])].key(),
+                 p.search_id ? std::to_string(*p.search_id) : "-", p.status ? to_string(*p.status) : "");
+    }
+  }
   if (r.status == store::SurfaceState::kBudget)
     out << "stopped by --budget: some samples were not measured\n";
 }

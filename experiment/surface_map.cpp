@@ -112,6 +112,20 @@ std::int64_t find_or_create_surface(store::Store& store, const Config& config, c
 
 }  // namespace
 
+void note_missing_points(SurfaceReport& r) {
+  r.missing.clear();
+  std::vector<Eigen::Index> rows;
+  for (std::size_t i = 0; i < r.plan.tour.size() && i < r.run.points.size(); ++i) {
+    const PointOutcome& p = r.run.points[i];
+    if (p.peak_rate)
+      rows.push_back(r.plan.tour[i]);
+    else if (p.status && *p.status != store::SearchState::kRunning &&
+             *p.status != store::SearchState::kInterrupted)
+      r.missing.push_back(static_cast<int>(i));
+  }
+  r.measured_figures = rows.empty() ? Design{} : evaluate_design(r.plan.coded, r.plan.terms, rows);
+}
+
 void fit_report_surface(SurfaceReport& r, const Anchor& anchor) {
   std::vector<Eigen::Index> rows;
   std::vector<double> y;
@@ -186,6 +200,7 @@ SurfaceReport map_surface(const Config& config, const std::string& store_path, c
   report.parallel = r.parallel;
   fit_report_surface(report, expectation_anchor(config, config.sample(r.set), report.plan.factors,
                                                 load_calibrations(store, config)));
+  note_missing_points(report);
   store.finish_surface(report.surface_id, report.status);
   report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;

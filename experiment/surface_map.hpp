@@ -46,7 +46,16 @@ struct SurfaceReport {
   std::optional<Surface> surface;  // nullopt when too few samples were measured to fit
   std::string fit_error;           // why there is no surface
   SurfaceFit fit;                  // the class, its cross-validated error and (auto) the runner-up
+  // Tour positions whose search ended without a λ* (not-found, failed, its own budget): the fit
+  // and `measured_figures` are over the others, and the surface is incomplete.
+  std::vector<int> missing;
+  Design measured_figures;  // D and efficiencies of the points with a λ*
+
+  bool incomplete() const { return !missing.empty(); }
 };
+
+// Fills missing and measured_figures from the run.
+void note_missing_points(SurfaceReport& report);
 
 // Fits the plan's surface (its class, or --model auto's choice, anchored to `anchor` when given) to
 // the found peak rates of `run` (in tour order). Fills fit and surface, or fit_error when the

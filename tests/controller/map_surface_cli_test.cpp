@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -123,6 +124,40 @@ TEST_CASE("map-surface chooses its class by default: anchored to a [model] that 
   CHECK(j2["fit"]["class"] == j["fit"]["class"]);
   CHECK(query(store, "SELECT COUNT(*) FROM trials") == trials_before);
   CHECK(query(store, "SELECT COUNT(*) FROM surfaces") == std::vector<std::string>{"1"});
+}
+
+TEST_CASE("a surface with a sample whose search found no λ* is incomplete: exit 1, and it says which") {
+  fs::path dir = temp_dir("map_surface_cli", "incomplete");
+  // Six loads are too few for most searches here: they end not-found.
+  std::string text = read_text(kSimConfig);
+  const std::string key = "max_loads = 40";
+  REQUIRE(text.find(key) != std::string::npos);
+  text.replace(text.find(key), key.size(), "max_loads = 6");
+  const std::string config = (dir / "sim.toml").string();
+  std::ofstream(config) << text;
+  auto r = workbench({"map-surface", "--config", config, "--store", (dir / "w.db").string(), "--factors",
+                      "disks,threads", "--points", "8", "--json"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["incomplete"] == true);
+  REQUIRE(!j["missing"].empty());
+  int measured = 0;
+  for (const auto& s : j["samples"]) measured += s["measured"].get<bool>() ? 1 : 0;
+  CHECK(measured + j["missing"].size() == 8);
+  for (const auto& m : j["missing"]) {
+    CHECK(m["search_status"] == "not-found");
+    CHECK(m["search_id"].is_number());
+    CHECK(m["sample"]["disks"].is_number());
+  }
+  CHECK(j["design"]["measured_D"].get<double>() < j["design"]["D"].get<double>());
+  // The text report names each sample without a λ*.
+  auto text_run = workbench({"map-surface", "--config", config, "--store", (dir / "w.db").string(),
+                             "--factors", "disks,threads", "--points", "8"});
+  CHECK(text_run.exit_code == 1);
+  CHECK(text_run.out.find("incomplete: " + std::to_string(j["missing"].size()) + " of 8 samples") !=
+        std::string::npos);
+  CHECK(text_run.out.find("not-found)") != std::string::npos);
 }
 
 TEST_CASE("map-surface human output: the λ* table with measured cells starred, coefficients, MAPE, cost") {
