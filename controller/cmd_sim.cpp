@@ -21,7 +21,7 @@ struct TruthOptions {
 int run_truth(const CommonOptions& common, const TruthOptions& o) {
   Config config = Config::load(common.config);
   if (!config.sim()) throw InputError(config.file() + ": `sim truth` needs a [sim] section");
-  Sample sample = config.sample(o.set);
+  Sample sample = config.point(o.set);
 
   store::Store store(common.store_or(config.store_path()));
   std::string hash = sim::truth_key(config);

@@ -52,7 +52,8 @@ nlohmann::json whatif_json(const Config& config, const WhatifRequest& r, const W
                    {"peak_rate", opt_json(finite(peak.peak_rate))},
                    {"region_low", opt_json(finite(peak.region_low))},
                    {"region_high", opt_json(finite(peak.region_high))},
-                   {"saturation_rate", opt_json(finite(peak.saturation_rate))}};
+                   {"saturation_rate", opt_json(finite(peak.saturation_rate))},
+                   {"extrapolation", w.extrapolated}};
   if (w.closed) {
     // The centers as the closed workload loads them: N clients and think time Z, not λ*.
     j["closed"] = {{"clients", *r.clients},
@@ -84,6 +85,8 @@ nlohmann::json whatif_json(const Config& config, const WhatifRequest& r, const W
 
 void print_answers(const Config& config, const WhatifResult& w) {
   fmt::print("whatif {} on {}\n", w.sample.key(), config.name());
+  for (const std::string& e : w.extrapolated)
+    fmt::print("  extrapolation: {} is outside the declared levels\n", e);
   const PeakExpectation& peak = w.peak;
   for (const WhatifAnswer& x : w.answers) {
     std::string value = x.value ? fmt::format("{:.1f} {}", *x.value, x.unit) : std::string("unbounded");

@@ -260,4 +260,8 @@ Sample Config::default_sample() const {
 
 Sample Config::sample(const std::string& set) const { return parse_sample(set, factors_, default_sample()); }
 
+Sample Config::point(const std::string& set) const {
+  return parse_sample(set, factors_, default_sample(), SampleValues::kNumbers);
+}
+
 }  // namespace wb

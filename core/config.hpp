@@ -95,6 +95,9 @@ class Config {
   Sample default_sample() const;
   // Parses "k=v,..." (may be empty) on top of the default sample.
   Sample sample(const std::string& set) const;
+  // The same, also taking any number for a numeric factor (whatif, sim truth): a point between or
+  // beyond the declared levels.
+  Sample point(const std::string& set) const;
 
  private:
   static Config from_toml(toml::table table, const std::string& file);

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "core/factor.hpp"
 
 namespace wb {
 
@@ -35,7 +37,8 @@ std::string Sample::key() const {
   return out;
 }
 
-Sample parse_sample(const std::string& text, const std::vector<Factor>& factors, Sample base) {
+Sample parse_sample(const std::string& text, const std::vector<Factor>& factors, Sample base,
+                    SampleValues values) {
   Sample& s = base;
   std::map<std::string, bool> given;
   std::size_t pos = 0;
@@ -62,6 +65,14 @@ Sample parse_sample(const std::string& text, const std::vector<Factor>& factors,
     if (given[name]) throw InputError(fmt::format("--set: factor '{}' is given twice", name));
     given[name] = true;
     auto idx = f->find_level(value);
+    if (!idx && values == SampleValues::kNumbers && f->numeric) {
+      char* end = nullptr;
+      const double x = std::strtod(value.c_str(), &end);
+      if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(x))
+        throw InputError(fmt::format("--set: '{}' is not a number (factor '{}' is numeric)", value, name));
+      s.set(name, format_number(x));
+      continue;
+    }
     if (!idx) {
       std::string lv;
       for (const auto& l : f->levels) lv += (lv.empty() ? "" : ", ") + l;

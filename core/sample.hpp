@@ -29,9 +29,14 @@ class Sample {
   std::map<std::string, std::string> values_;
 };
 
+// Which values --set takes: a declared level only, or also any finite number for a numeric factor
+// (a point between or beyond the levels, for questions about configurations nobody measured).
+enum class SampleValues { kLevels, kNumbers };
+
 // Parses a --set list "k=v,k=v" against the declared factors on top of `base`: named factors
-// override it, the others keep its values. Unknown factors, values outside the declared levels
-// and duplicates are InputErrors.
-Sample parse_sample(const std::string& text, const std::vector<Factor>& factors, Sample base);
+// override it, the others keep its values. Unknown factors, values `values` does not allow and
+// duplicates are InputErrors.
+Sample parse_sample(const std::string& text, const std::vector<Factor>& factors, Sample base,
+                    SampleValues values = SampleValues::kLevels);
 
 }  // namespace wb

@@ -57,7 +57,8 @@ std::optional<Measured> read_measured(store::Store& store, const store::SurfaceR
   Measured m;
   m.factors = params.at("factors").get<std::vector<std::string>>();
   try {
-    m.spec.select = !params.contains("model");
+    // Older surfaces wrote only the options that differed from the quadratic default.
+    m.spec.select = !params.contains("model") && !params.contains("response") && !params.contains("coding");
     if (params.contains("model")) m.spec.model = parse_model_kind(params["model"].get<std::string>());
     if (params.contains("response"))
       m.spec.response = parse_response_scale(params["response"].get<std::string>());

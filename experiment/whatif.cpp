@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "core/error.hpp"
@@ -170,7 +172,15 @@ WhatifAnswer surface_peak_answer(const SurfaceAnswer& s) {
 WhatifResult answer_whatif(const Config& config, const std::string& store_path, const WhatifRequest& r) {
   validate_whatif(r);
   WhatifResult result;
-  result.sample = config.sample(r.set);
+  result.sample = config.point(r.set);
+  for (const Factor& f : config.factors()) {
+    if (!f.numeric || f.numeric_levels.empty()) continue;
+    const double x = result.sample.numeric(f.name);
+    const auto [lo, hi] = std::minmax_element(f.numeric_levels.begin(), f.numeric_levels.end());
+    if (x < *lo || x > *hi)
+      result.extrapolated.push_back(fmt::format("{}={} (levels {}..{})", f.name, result.sample.value(f.name),
+                                                format_number(*lo), format_number(*hi)));
+  }
   if (!config.model()) {
     throw InputError(
         fmt::format("{}: no [model] section; whatif answers from the expectation model", config.file()));

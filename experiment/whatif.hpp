@@ -60,6 +60,8 @@ struct ClosedCenterAnswer {
 
 struct WhatifResult {
   Sample sample;
+  // Numeric factors set outside their declared levels' range: the answers there extrapolate.
+  std::vector<std::string> extrapolated;
   std::vector<WhatifAnswer> answers;  // the expectation first, then Z-CART and the surface (λ* only)
   PeakExpectation peak;               // at --rate, else at λ*
   std::optional<ClosedResult> closed;

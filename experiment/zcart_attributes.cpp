@@ -129,11 +129,17 @@ std::optional<std::vector<double>> ZCartAttributes::compute(const Sample& sample
     const Factor& f = config.factors()[i];
     if (!sample.has(f.name)) return std::nullopt;
     auto idx = f.find_level(sample.value(f.name));
+    if (f.numeric && !idx) {  // a point between or beyond the levels: the value is the attribute
+      out.push_back(sample.numeric(f.name));
+      level[i] = f.levels.size();  // no level: a workload attribute of this factor is unknown
+      continue;
+    }
     if (!idx) return std::nullopt;
     level[i] = *idx;
     out.push_back(f.numeric ? f.numeric_levels[*idx] : static_cast<double>(*idx));
   }
   for (const auto& w : workload_) {
+    if (level[w.factor] >= w.values.size()) return std::nullopt;
     double v = w.values[level[w.factor]];
     if (!std::isfinite(v)) return std::nullopt;
     out.push_back(v);

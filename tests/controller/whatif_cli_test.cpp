@@ -14,7 +14,9 @@ using wb::test::run_to_exit;
 TEST_CASE("whatif's λ* on the simulated testbed is within 10% of the simulated truth") {
   fs::path dir = fresh_dir("truth");
   std::string store = (dir / "w.db").string();
-  for (std::string set : {"disks=2,threads=16", "disks=4,threads=4", "disks=1,threads=100"}) {
+  // threads=48 and 6 lie between the declared levels: both commands answer there too.
+  for (std::string set : {"disks=2,threads=16", "disks=4,threads=4", "disks=1,threads=100",
+                          "disks=3,threads=48", "disks=4,threads=6"}) {
     json w = run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", set, "--json"});
     json t = run_json({"sim", "truth", "--config", kSimConfig, "--store", store, "--set", set, "--json"});
     REQUIRE(w["answers"].size() >= 1);
@@ -305,6 +307,25 @@ TEST_CASE("inside a finished surface's region whatif also answers from the fitte
   CHECK(s->at("fidelity").get<double>() == Approx(1.0));
   CHECK(s->at("fidelity_n") == 9);
   REQUIRE(answer_from(inside, "expectation") != nullptr);  // the model still answers too
+
+  // Between the declared levels (threads 48 is none) every source answers, the surface too.
+  json between =
+      run_json({"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=48", "--json"});
+  CHECK(between["sample"]["threads"] == 48);
+  CHECK(between["extrapolation"].empty());
+  const json* sb = answer_from(between, "surface");
+  REQUIRE(sb != nullptr);
+  CHECK(sb->at("value").get<double>() == Approx(110.0).epsilon(1e-6));
+  REQUIRE(answer_from(between, "expectation") != nullptr);
+  CHECK(answer_from(between, "expectation")->at("value").get<double>() > 0);
+  REQUIRE(answer_from(between, "zcart") != nullptr);
+
+  // Beyond the declared levels the expectation answers and the result says it extrapolates.
+  json beyond = run_json(
+      {"whatif", "--config", kSimConfig, "--store", store, "--set", "disks=3,threads=200", "--json"});
+  REQUIRE(beyond["extrapolation"].size() == 1);
+  CHECK(beyond["extrapolation"][0].get<std::string>().find("threads=200") == 0);
+  CHECK(answer_from(beyond, "surface") == nullptr);
 
   // Outside the measured range (threads 100 > 64) the surface does not extrapolate.
   json outside = run_json(

@@ -60,6 +60,13 @@ TEST_CASE("a good config loads with defaults and samples") {
   CHECK_FALSE(c.factor("mix")->numeric);
   CHECK(c.default_sample().key() == "disks=1,mix=web,threads=4");
   CHECK(c.sample("disks=2.0,mix=db").key() == "disks=2,mix=db,threads=4");
+  // A point takes any number for a numeric factor; a sample only its levels.
+  CHECK_THROWS_AS(c.sample("threads=6"), wb::InputError);
+  CHECK(c.point("threads=6.0,disks=2.5").key() == "disks=2.5,mix=web,threads=6");
+  CHECK(c.point("threads=1000").numeric("threads") == 1000);
+  CHECK_THROWS_WITH(c.point("threads=six"), Catch::Contains("not a number"));
+  CHECK_THROWS_AS(c.point("threads=inf"), wb::InputError);
+  CHECK_THROWS_AS(c.point("mix=nosuch"), wb::InputError);  // categorical: levels only
   CHECK(c.peak().r_sat_ms == 40);
   CHECK(c.peak().start_rate == 50);
   REQUIRE(c.sim().has_value());

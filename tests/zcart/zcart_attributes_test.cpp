@@ -176,13 +176,19 @@ TEST_CASE("workload attributes come from [model.attributes] and the mix files, f
   CHECK((*web)[index_of(attributes, "sequential_fraction")] == Approx(0.9));
   CHECK((*web)[index_of(attributes, "workers_per_disk")] == 4);
 
-  // A sample without a level of every factor, or with an undeclared level, has no attributes.
+  // A sample without every factor, or with an undeclared level of a categorical one, has no
+  // attributes; a numeric factor between its levels has its value (whatif asks about such points).
   Sample partial;
   partial.set("mix", "web");
   CHECK_FALSE(attributes.encode(partial));
   Sample unknown = s;
-  unknown.set("threads", "3");
+  unknown.set("mix", "nosuch");
   CHECK_FALSE(attributes.encode(unknown));
+  Sample between = s;
+  between.set("threads", "3");
+  auto b = attributes.encode(between);
+  REQUIRE(b);
+  CHECK((*b)[index_of(attributes, "threads")] == 3);
 }
 
 TEST_CASE("mix files that cannot be read leave out only the mix attributes") {
