@@ -18,12 +18,13 @@ namespace {
 
 struct MapSurfaceOptions {
   MapSurfaceRequest request;
-  std::uint64_t seed = 0;
-  bool seed_given = false;
+  std::uint64_t seed = 0, design_seed = 0;
+  bool seed_given = false, design_seed_given = false;
 };
 
 int run_map_surface(const CommonOptions& common, MapSurfaceOptions& o) {
   if (o.seed_given) o.request.seed = o.seed;
+  if (o.design_seed_given) o.request.design_seed = o.design_seed;
   Config config = Config::load(common.config);
   SurfaceReport report = map_surface(config, common.store_or(config.store_path()), o.request, std::cerr);
   if (common.json)
@@ -78,9 +79,14 @@ Command map_surface_command() {
                        "stop starting searches once the total cost reaches HOURS")
             ->check(cli::finite_number(0, 1e6));
         app.add_option("--seed", o->seed,
-                       "random seed of the design and the simulated testbed (default: [sim] seed)")
+                       "random seed of the simulated testbed's noise, and of the design unless "
+                       "--design-seed is given (default: [sim] seed)")
             ->transform(cli::seed_number())
             ->each([o](const std::string&) { o->seed_given = true; });
+        app.add_option("--design-seed", o->design_seed,
+                       "random seed of the D-optimal design's exchange starts (default: --seed)")
+            ->transform(cli::seed_number())
+            ->each([o](const std::string&) { o->design_seed_given = true; });
         app.add_option("--model,-m", o->request.model,
                        "auto (default: chosen by cross-validation, design for a quadratic) or one "
                        "class's terms: constant, linear, interactions, quadratic or cubic; the D-optimal "

@@ -73,7 +73,8 @@ SurfacePlan plan_request(const Config& config, const MapSurfaceRequest& r, std::
 // The parameters that make two runs the same surface (not --parallel or --budget: a surface may
 // be continued with more slots or a larger budget).
 nlohmann::json surface_params(const SurfacePlan& plan, const MapSurfaceRequest& r, const Sample& base,
-                              const SearchOptions& search, const std::string& policy, std::uint64_t seed) {
+                              const SearchOptions& search, const std::string& policy, std::uint64_t seed,
+                              std::uint64_t design_seed) {
   std::vector<std::string> tour_keys;
   for (Eigen::Index row : plan.tour) tour_keys.push_back(plan.samples[static_cast<std::size_t>(row)].key());
   nlohmann::json params{{"factors", plan.factors},
@@ -85,6 +86,7 @@ nlohmann::json surface_params(const SurfacePlan& plan, const MapSurfaceRequest& 
                         {"seed", seed},
                         {"target", {search.target.confidence, search.target.accuracy}},
                         {"peak", peak_options_json(search.peak)}};
+  if (design_seed != seed) params["design_seed"] = design_seed;  // absent: older surfaces resume
   surface_model_params(plan, params);
   return params;
 }
@@ -154,7 +156,8 @@ SurfaceReport map_surface(const Config& config, const std::string& store_path, c
   const std::uint64_t seed = r.seed ? *r.seed : default_seed(config);
   SurfaceReport report;
   report.config = &config;
-  report.plan = plan_request(config, r, seed);
+  const std::uint64_t design_seed = r.design_seed.value_or(seed);
+  report.plan = plan_request(config, r, design_seed);
   SearchOptions search{config.peak(), r.target.empty() ? config.peak().target : Target::parse(r.target)};
   report.policy = r.policy.empty() ? config.peak().policy : r.policy;
   make_picker(report.policy, config.peak(), config.peak().start_rate);  // rejects an unknown policy now
@@ -163,7 +166,7 @@ SurfaceReport map_surface(const Config& config, const std::string& store_path, c
   const ProbeConfig probing = probe_config(config);
   std::vector<std::optional<TestbedConfig>> slots = testbed_slots(config, real, r.parallel);
   const nlohmann::json params =
-      surface_params(report.plan, r, config.sample(r.set), search, report.policy, seed);
+      surface_params(report.plan, r, config.sample(r.set), search, report.policy, seed, design_seed);
 
   store::Store store(store_path);
   Leases leases(store_path, config.lease_timeout_s());

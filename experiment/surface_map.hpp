@@ -25,8 +25,9 @@ struct MapSurfaceRequest {
   std::string target;  // empty: [peak] target
   bool seeding = false;
   int parallel = 1;
-  double budget_h = 0;  // 0: no budget
-  std::optional<std::uint64_t> seed;
+  double budget_h = 0;                       // 0: no budget
+  std::optional<std::uint64_t> seed;         // the simulated testbed's noise (default: [sim] seed)
+  std::optional<std::uint64_t> design_seed;  // the D-optimal exchange's starts (default: seed)
   std::string model = "auto";
   std::string response = "identity";
   std::string coding = "auto";

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,10 +21,14 @@
 
 namespace wb {
 
-double schedule_makespan(const std::vector<double>& costs, int slots) {
-  std::vector<double> busy(static_cast<std::size_t>(std::max(1, slots)), 0.0);
-  for (double c : costs) *std::min_element(busy.begin(), busy.end()) += c;
-  return *std::max_element(busy.begin(), busy.end());
+double busiest_slot_s(const std::vector<PointOutcome>& points) {
+  std::map<int, double> busy;
+  for (const PointOutcome& p : points) {
+    if (p.search_id) busy[p.slot] += p.cost_s;
+  }
+  double most = 0;
+  for (const auto& [slot, s] : busy) most = std::max(most, s);
+  return most;
 }
 
 namespace {
@@ -98,12 +104,8 @@ class Scheduler {
 
   SurfaceRun finish() {
     if (error_) std::rethrow_exception(error_);
-    std::vector<double> costs;
-    for (const PointOutcome& p : run_.points) {
-      if (p.search_id) costs.push_back(p.cost_s);
-      run_.cost_s += p.cost_s;
-    }
-    run_.wall_s = schedule_makespan(costs, o_.parallel);
+    for (const PointOutcome& p : run_.points) run_.cost_s += p.cost_s;
+    run_.wall_s = busiest_slot_s(run_.points);
     return run_;
   }
 

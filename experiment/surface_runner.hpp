@@ -75,7 +75,7 @@ struct SurfaceRun {
   std::vector<PointOutcome> points;  // by position
   bool budget_stopped = false;       // some samples were not started because of the budget
   double cost_s = 0;                 // total machine time: sum of every search's cost
-  double wall_s = 0;                 // makespan of the tour on K slots (see schedule_makespan)
+  double wall_s = 0;                 // the busiest slot's testbed time, as the searches ran (busiest_slot_s)
   int live_trials = 0;               // trials this run executed on the testbed
   int replayed_trials = 0;           // stored trials fed back into resumed searches
 };
@@ -83,9 +83,9 @@ struct SurfaceRun {
 // Runs (or continues) the searches of surface `surface_id`. Throws what the workers threw.
 SurfaceRun run_surface(std::int64_t surface_id, const SurfaceRunOptions& options);
 
-// The wall time of running `costs` in order on `slots` slots, each job on the slot that frees
-// first (list scheduling, as the workers do): max over slots of the slot's cumulative cost. On the
-// simulated testbed, where costs are virtual seconds, this is the virtual wall time.
-double schedule_makespan(const std::vector<double>& costs, int slots);
+// The wall time of the searches as they ran: each slot runs its searches one after another, so
+// the surface took as long as the slot with the most testbed time (virtual seconds on the
+// simulated testbed). Points without a search take no time.
+double busiest_slot_s(const std::vector<PointOutcome>& points);
 
 }  // namespace wb

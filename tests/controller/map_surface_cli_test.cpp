@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -158,6 +159,30 @@ TEST_CASE("a surface with a sample whose search found no λ* is incomplete: exit
   CHECK(text_run.out.find("incomplete: " + std::to_string(j["missing"].size()) + " of 8 samples") !=
         std::string::npos);
   CHECK(text_run.out.find("not-found)") != std::string::npos);
+}
+
+TEST_CASE("the design's seed and the simulated noise's seed are set apart") {
+  fs::path dir = temp_dir("map_surface_cli", "seeds");
+  auto measured = [](const nlohmann::json& j) {
+    std::map<std::string, double> out;
+    for (const auto& s : j["samples"]) {
+      if (s["measured"].get<bool>()) out[s["sample"].dump()] = s["peak_rate"].get<double>();
+    }
+    return out;
+  };
+  auto a = map_surface_sim(dir, {"--points", "6", "--seed", "1", "--json"});
+  auto b = map_surface_sim(dir, {"--points", "6", "--seed", "2", "--design-seed", "1", "--json"});
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  CHECK(ja["surface_id"] != jb["surface_id"]);
+  auto ma = measured(ja), mb = measured(jb);
+  REQUIRE(ma.size() == 6);
+  std::vector<std::string> ka, kb;
+  for (const auto& [k, v] : ma) ka.push_back(k);
+  for (const auto& [k, v] : mb) kb.push_back(k);
+  CHECK(ka == kb);  // the same design
+  CHECK(ma != mb);  // other noise: other measured λ*
 }
 
 TEST_CASE("map-surface human output: the λ* table with measured cells starred, coefficients, MAPE, cost") {

@@ -120,7 +120,11 @@ void kill_and_resume(const std::vector<std::string>& extra, int kills, std::uint
 
   nlohmann::json got = nlohmann::json::parse(final_out);
   CHECK(comparable(got) == comparable(ref_json));
-  CHECK(got["wall_s"].get<double>() == Approx(ref_json["wall_s"].get<double>()));
+  // wall_s is the busiest slot's time as the searches ran; which slot started which search depends
+  // on where the kills fell, so only its bounds match the reference's.
+  const double cost = got["cost_s"].get<double>(), slots = got["parallel"].get<double>();
+  CHECK(got["wall_s"].get<double>() <= cost * (1 + 1e-9));
+  CHECK(got["wall_s"].get<double>() >= cost / slots * (1 - 1e-9));
 
   // Every sample searched exactly once, every search finished; the same trials as the reference.
   CHECK(query(db, "SELECT count(*) FROM searches")[0] == "8");
