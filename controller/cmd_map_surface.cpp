@@ -75,6 +75,11 @@ Command map_surface_command() {
         app.add_option("--parallel,-j", o->request.parallel,
                        "testbed slots running searches at once (default 1)")
             ->transform(cli::whole_number(1, 1000));
+        app.add_option("--target-error", o->request.target_error,
+                       "after the design, add D-optimal samples (as many at a time as --parallel) until "
+                       "the fitted class's leave-one-out MAPE is at most PCT percent, the budget ends or "
+                       "every sample is measured (default 0: the design only)")
+            ->check(cli::finite_number(0, 1000));
         app.add_option("--budget", o->request.budget_h,
                        "stop starting searches once the total cost reaches HOURS")
             ->check(cli::finite_number(0, 1e6));

@@ -47,6 +47,7 @@ nlohmann::json surface_json(const SurfaceReport& r) {
          {"search_status", p.status ? to_string(*p.status) : ""}});
   }
   j["missing"] = missing;
+  j["added"] = r.added;
   j["policy"] = r.policy;
   j["seeding"] = r.seeding;
   nlohmann::json coding = nlohmann::json::object();
@@ -189,6 +190,9 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
   fmt::print(out, "cost: {:.0f} s ({:.2f} h) machine time; wall time {:.0f} s ({:.2f} h) on {} slot{}\n",
              r.run.cost_s, r.run.cost_s / 3600, r.run.wall_s, r.run.wall_s / 3600, r.parallel,
              r.parallel == 1 ? "" : "s");
+  if (r.added > 0)
+    fmt::print(out, "augmented: {} sample(s) added after the design to lower the cross-validated error\n",
+               r.added);
   if (r.incomplete()) {
     fmt::print(out, "incomplete: {} of {} samples have no λ*; the fit and D = {:.4g} are over the others:\n",
                r.missing.size(), plan.tour.size(), r.measured_figures.d);

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -112,6 +114,38 @@ std::int64_t find_or_create_surface(store::Store& store, const Config& config, c
   return surface_id;
 }
 
+// The plan's tour as stored: sequential augmentation appends samples after the design's.
+void sync_tour(SurfacePlan& plan, const store::SurfaceRecord& rec) {
+  plan.tour.clear();
+  for (const store::SurfacePoint& p : rec.points) {
+    const std::string key = p.sample.key();
+    for (std::size_t row = 0; row < plan.samples.size(); ++row) {
+      if (plan.samples[row].key() == key) {
+        plan.tour.push_back(static_cast<Eigen::Index>(row));
+        break;
+      }
+    }
+  }
+}
+
+// The `add` candidates that make the best design together with the tour, for the fitted class's
+// terms and codings (the plan's terms when the class has fewer than three: a constant deviation
+// says nothing about where to measure); empty when none is left or the design cannot grow.
+std::vector<Eigen::Index> next_points(const SurfaceReport& r, int add, std::uint64_t seed) {
+  const auto left = r.plan.candidates.rows() - static_cast<Eigen::Index>(r.plan.tour.size());
+  if (!r.surface || left <= 0) return {};
+  add = static_cast<int>(std::min<Eigen::Index>(add, left));
+  std::vector<Term> terms = r.surface->fit().terms;
+  if (terms.size() < 3) terms = r.plan.terms;
+  try {
+    Design d =
+        augment(code_points(r.plan.candidates, r.surface->codings()), terms, r.plan.tour, add, 40, seed);
+    return {d.points.end() - add, d.points.end()};
+  } catch (const InputError&) {
+    return {};
+  }
+}
+
 }  // namespace
 
 void note_missing_points(SurfaceReport& r) {
@@ -162,6 +196,8 @@ SurfaceReport map_surface(const Config& config, const std::string& store_path, c
   report.policy = r.policy.empty() ? config.peak().policy : r.policy;
   make_picker(report.policy, config.peak(), config.peak().start_rate);  // rejects an unknown policy now
   if (r.budget_h < 0) throw InputError("--budget: must be a positive number of hours");
+  if (r.target_error < 0 || !std::isfinite(r.target_error))
+    throw InputError("--target-error: must be a positive percentage (0: measure the design only)");
   std::optional<TestbedConfig> real = validate_testbed(config);
   const ProbeConfig probing = probe_config(config);
   std::vector<std::optional<TestbedConfig>> slots = testbed_slots(config, real, r.parallel);
@@ -196,14 +232,30 @@ SurfaceReport map_surface(const Config& config, const std::string& store_path, c
   ro.factors = &config.factors();
   ro.config = &config;
   ro.probing = probing;
-  report.run = run_surface(report.surface_id, ro);
-
-  report.status = report.run.budget_stopped ? store::SurfaceState::kBudget : store::SurfaceState::kDone;
+  const Anchor anchor =
+      expectation_anchor(config, config.sample(r.set), report.plan.factors, load_calibrations(store, config));
   report.seeding = r.seeding;
   report.parallel = r.parallel;
-  fit_report_surface(report, expectation_anchor(config, config.sample(r.set), report.plan.factors,
-                                                load_calibrations(store, config)));
-  note_missing_points(report);
+  for (;;) {
+    report.run = run_surface(report.surface_id, ro);
+    sync_tour(report.plan, *store.surface(report.surface_id));
+    report.status = report.run.budget_stopped ? store::SurfaceState::kBudget : store::SurfaceState::kDone;
+    fit_report_surface(report, anchor);
+    note_missing_points(report);
+    if (r.target_error <= 0 || report.run.budget_stopped || report.incomplete() || !report.surface) break;
+    if (report.fit.cv_mape && *report.fit.cv_mape <= r.target_error) break;
+    const std::vector<Eigen::Index> next = next_points(report, r.parallel, design_seed);
+    if (next.empty()) break;
+    for (Eigen::Index row : next) {
+      const Sample& s = report.plan.samples[static_cast<std::size_t>(row)];
+      store.add_surface_point(report.surface_id, s);
+      ++report.added;
+      log << fmt::format(
+          "cross-validated error {} > target {:g}%: adding {} (D-optimal for the fitted class)\n",
+          report.fit.cv_mape ? fmt::format("{:.2f}%", *report.fit.cv_mape) : std::string("unknown"),
+          r.target_error, s.key());
+    }
+  }
   store.finish_surface(report.surface_id, report.status);
   report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;

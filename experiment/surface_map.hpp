@@ -28,6 +28,8 @@ struct MapSurfaceRequest {
   double budget_h = 0;                       // 0: no budget
   std::optional<std::uint64_t> seed;         // the simulated testbed's noise (default: [sim] seed)
   std::optional<std::uint64_t> design_seed;  // the D-optimal exchange's starts (default: seed)
+  double target_error =
+      0;  // percent: add D-optimal samples until the cross-validated error is at most this; 0: none
   std::string model = "auto";
   std::string response = "identity";
   std::string coding = "auto";
@@ -51,6 +53,7 @@ struct SurfaceReport {
   // and `measured_figures` are over the others, and the surface is incomplete.
   std::vector<int> missing;
   Design measured_figures;  // D and efficiencies of the points with a λ*
+  int added = 0;            // samples this run added after the design (--target-error)
 
   bool incomplete() const { return !missing.empty(); }
 };

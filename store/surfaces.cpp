@@ -54,6 +54,21 @@ std::int64_t SurfaceStore::create_surface(const std::string& testbed, const std:
   return id;
 }
 
+int SurfaceStore::add_surface_point(std::int64_t surface_id, const Sample& sample) {
+  Transaction tx(db_);
+  Statement n =
+      db_.prepare("SELECT COALESCE(MAX(position) + 1, 0) FROM surface_points WHERE surface_id = ?1");
+  n.bind(1, surface_id);
+  n.step();
+  const std::int64_t position = n.column_int(0);
+  nlohmann::json values = sample.values();
+  Statement p = db_.prepare(
+      "INSERT INTO surface_points (surface_id, position, sample, sample_json) VALUES (?1, ?2, ?3, ?4)");
+  p.bind(1, surface_id).bind(2, position).bind(3, sample.key()).bind(4, values.dump()).run();
+  tx.commit();
+  return static_cast<int>(position);
+}
+
 std::vector<std::int64_t> SurfaceStore::done_surfaces(const std::string& testbed) {
   Statement q =
       db_.prepare("SELECT id FROM surfaces WHERE testbed = ?1 AND status = 'done' ORDER BY id DESC");

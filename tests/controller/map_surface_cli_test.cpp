@@ -161,6 +161,42 @@ TEST_CASE("a surface with a sample whose search found no λ* is incomplete: exit
   CHECK(text_run.out.find("not-found)") != std::string::npos);
 }
 
+TEST_CASE("with a target error map-surface adds D-optimal samples until the fit reaches it") {
+  fs::path dir = temp_dir("map_surface_cli", "target");
+  // Without a [model] the six design points leave every class's cross-validated error far above 8 %.
+  const fs::path config = slow_sim_config(dir, 60, true);
+  const std::string store = (dir / "w.db").string();
+  std::vector<std::string> args{"map-surface", "--config",      config.string(), "--store", store,
+                                "--factors",   "disks,threads", "--points",      "6",       "--target-error",
+                                "8",           "--json"};
+  auto r = workbench(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  const int added = j["added"].get<int>();
+  CHECK(added > 0);
+  CHECK(r.err.find("adding disks=") != std::string::npos);
+  int measured = 0;
+  for (const auto& s : j["samples"]) measured += s["measured"].get<bool>() ? 1 : 0;
+  CHECK(measured == 6 + added);
+  REQUIRE(j["fit"]["cv_mape"].is_number());
+  // It stops at the target, or when every sample is measured.
+  CHECK((j["fit"]["cv_mape"].get<double>() <= 8 || measured == 32));
+  CHECK(query(store, "SELECT COUNT(*) FROM surface_points")[0] == std::to_string(6 + added));
+
+  // The same command again finds the target met (or nothing left): nothing more is measured.
+  const auto trials = query(store, "SELECT COUNT(*) FROM trials");
+  auto again = workbench(args);
+  REQUIRE(again.exit_code == 0);
+  CHECK(nlohmann::json::parse(again.out)["added"] == 0);
+  CHECK(query(store, "SELECT COUNT(*) FROM trials") == trials);
+
+  auto bad = workbench({"map-surface", "--config", config.string(), "--store", (dir / "x.db").string(),
+                        "--factors", "disks,threads", "--target-error", "-1"});
+  CHECK(bad.exit_code == 2);
+  CHECK_FALSE(fs::exists(dir / "x.db"));
+}
+
 TEST_CASE("the design's seed and the simulated noise's seed are set apart") {
   fs::path dir = temp_dir("map_surface_cli", "seeds");
   auto measured = [](const nlohmann::json& j) {
