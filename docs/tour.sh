@@ -266,8 +266,8 @@ prose <<'EOF'
 ## `workbench map-surface`
 
 A response surface: λ* over the grid of two factors (4 disk counts × 8 thread counts here),
-measured at a D-optimal subset of the grid and fitted by a quadratic in the coded factors. Here in
-a store of its own:
+measured at a D-optimal subset of the grid and fitted by the class of surface the data choose. Here
+in a store of its own:
 EOF
 begin
 cmd -e 'first 4' -s ms -r map-surface -E none -O 'except ^(coefficients|  [^ ])' -- workbench map-surface --config configs/sim.toml --store surface.db --factors disks,threads --design dopt --points 8 --seeding
@@ -276,13 +276,16 @@ prose <<'EOF'
 The 8 samples are a D-optimal design (Fedorov exchange, threads log-coded) visited as a
 nearest-neighbour tour, so that each search can start from the centre of a neighbour's region,
 scaled by the expectation model's ratio of the two samples; the first starts at the model's λ*.
-LOO MAPE is the mean error of leave-one-out refits: large where λ* levels off, since a quadratic
-cannot follow a plateau. λ* is bounded by servers / demand of the bottleneck pool (the operational
-laws), so `--response reciprocal --coding inverse` (1/λ* over 1/disks, 1/threads) and `--model
-cubic` follow the plateau better; `bench/surface` compares them against the true λ* of all 32
-samples. Killed at any moment, the same command continues where it stopped without running a
-finished trial again; `--parallel K` keeps K testbed slots busy (`[[slots]]` in a real testbed's
-config), and two `map-surface` runs of one surface share its points.
+By default (`--model auto`) every candidate class is fitted and ranked by its leave-one-out MAPE
+(the mean error of refits without each point), inflated for the terms it spends: polynomials of
+the coded factors, 1/λ* over 1/disks and 1/threads (λ* is bounded by servers / demand of the
+bottleneck pool, so it levels off), and — since this config has a `[model]` — classes that fit
+only the deviation from the expectation. Here the expectation is right, so a constant deviation
+wins; `bench/surface` compares the classes against the true λ* of all 32 samples. `--target-error
+PCT` adds D-optimal samples until the cross-validated error is at most PCT. Killed at any moment,
+the same command continues where it stopped without running a finished trial again, and on a
+finished surface it reports without measuring; `--parallel K` keeps K testbed slots busy
+(`[[slots]]` in a real testbed's config), and two `map-surface` runs of one surface share its points.
 
 `workbench report` lists the searches of a store with the expectation stored with each:
 EOF

@@ -1,35 +1,19 @@
-// Benchmark of map-surface on configs/sim.toml (4 disks x 8 thread counts = 32 samples,
-// the grid of [003 §5.3.2]), through the library API (plan_surface, run_surface, Surface), not
-// the CLI:
-//  1. MAPE over all 32 samples of the quadratic surface fitted from 6, 8 and 10 D-optimal points,
-//     against the true λ* of every sample (sim::compute_truth), next to [003 Table 4];
-//  2. sequential augmentation: from 6 D-optimal points, add the point that keeps the design
-//     D-optimal (rsm augment) until the LOO MAPE is <= 5% or every sample is measured;
+// Benchmark of map-surface on a simulated 4 disks x 8 thread counts grid (configs/sim.toml by
+// default, the grid of [003 §5.3.2]), through the library API (plan_surface, run_surface,
+// fit_measured), not the CLI:
+//  1. MAPE over all 32 samples of fixed classes fitted from 6, 8 and 10 D-optimal points, against
+//     the true λ* of every sample (sim::compute_truth), next to [003 Table 4];
+//  1b. the same for --model auto (the default), with and without the [model] anchor, and the
+//     cross-validated error the tool reports next to the true MAPE;
+//  2. sequential augmentation of each fixed class until its LOO MAPE is <= 5%;
 //  3. the cost of the D-optimal surface vs the full factorial, with and without seeding [003 Fig. 8];
-//  4. wall time at --parallel 1, 2, 4 (the schedule's makespan in virtual seconds) and the real time.
-//
-// Result on this machine (2026-11-21, seed 1). Quadratic (disks, log threads; identity response):
-// 6/8/10 D-optimal points give 23.2/17.2/20.1% MAPE over the 32 samples (was 24.6/16.8/20.9 before
-// the concurrent policy changes; Table 4: DB_TP 14/14/15, Web 9/9/9, Mail 3.3/2.8/2.7). Its floor,
-// fitted to the 32 TRUE λ*, is 20.0% (36.6% threads linear-coded): λ* is flat in disks at 1 thread
-// and levels off where the disks saturate, a plateau a quadratic cannot follow; augmentation runs
-// to 32 points (LOO 27.4%, MAPE-all 19.9%).
-// Reciprocal response on inverse-coded factors (1/λ* as a polynomial in 1/disks, 1/threads — the
-// operational-law bound; `--response reciprocal --coding inverse [--model cubic]`), fitted to the
-// truth: quadratic 5.5% (LOO 7.1%), cubic 2.9% (LOO 6.0%); of the other classes tried on the truth
-// (log or reciprocal response; linear, log or inverse codings; quadratic, +t^3, +d*t^2, cubic,
-// quartic) log-response quadratic in (disks, log threads) gives 15.4%, identity cubic 8.3%.
-// From D-optimal points: recip-quad 6/8/10 points 6.0/8.8/7.2%; recip-cubic 10 points 3.1% (LOO
-// n/a: saturated). So the 5% goal on MAPE-all is met by the reciprocal cubic at 10 points. The
-// augmentation's stopping rule (LOO MAPE <= 5%) is not: recip-cubic's LOO falls to 6.2% at 16
-// points (MAPE-all 3.4%) and ends at 5.6% at 32 (MAPE-all 3.0%); recip-quad ends at LOO 6.7%,
-// MAPE-all 5.2%. LOO overstates the error here: leaving out a corner of the plateau makes the fit
-// extrapolate. Cost: 8 D-opt points cost 0.28 of the full factorial; seeding saves 18% (full) and
-// costs 18% more (D-opt 8); on K = 2, 4 slots the wall time of the full factorial drops 2.00x, 3.83x.
+//  4. wall time at --parallel 1, 2, 4 (the busiest slot's virtual time) and the real time.
+// Figures and what they showed: bench/surface/RESULTS.txt. bench/surface/contention.toml is
+// configs/sim.toml with a deviation its [model] lacks.
 //
 // Usage: bench_surface [--config F] [--truth-cache PATH]
 //   --truth-cache  a workbench store that caches the true λ* (the same cache as `workbench sim truth`);
-//                  default /tmp/wb_bench_surface_truth.db. Computing the 32 truths takes a minute or two.
+//                  default /tmp/wb_bench_surface_truth.db. Computing the 32 truths takes a few minutes.
 #include <fmt/format.h>
 
 #include <unistd.h>
