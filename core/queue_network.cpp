@@ -54,14 +54,12 @@ Expr parse_expr(ConfigSection& s, const std::string& key, const std::string& tex
   return e;
 }
 
-// [model.attributes.FACTOR] NAME = { LEVEL = number, ... }
-void parse_attributes(ConfigSection& section, const std::vector<std::string>& factor_names,
-                      QueueNetwork* net) {
+// [model.attributes.FACTOR] or [sim.attributes.FACTOR]: NAME = { LEVEL = number, ... }
+void parse_attributes(ConfigSection& section, const std::vector<Factor>& factors, QueueNetwork* net) {
   auto attrs = section.table("attributes");
   if (!attrs) return;
-  if (section.path() != "model") {
-    attrs->fail_here("workload attributes are read by the expectation model only ([model.attributes])");
-  }
+  std::vector<std::string> factor_names;
+  for (const auto& f : factors) factor_names.push_back(f.name);
   for (const auto& factor : attrs->keys()) {
     if (std::find(factor_names.begin(), factor_names.end(), factor) == factor_names.end()) {
       attrs->fail(factor, fmt::format("'{}' is not a declared factor", factor));
@@ -87,6 +85,13 @@ void parse_attributes(ConfigSection& section, const std::vector<std::string>& fa
         a.by_level[level] = v;
       }
       if (a.by_level.empty()) per_factor->fail(name, "gives no level a value");
+      // The simulator runs every sample it is given: a level without a value would fail each trial.
+      const auto f =
+          std::find_if(factors.begin(), factors.end(), [&](const Factor& x) { return x.name == factor; });
+      for (const auto& level : f->levels) {
+        if (section.path() == "sim" && a.by_level.count(level) == 0)
+          per_factor->fail(name, fmt::format("gives level '{}' of factor '{}' no value", level, factor));
+      }
       levels->finish();
       net->attributes.push_back(std::move(a));
     }
@@ -216,7 +221,7 @@ QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<Facto
   factor_names_in.reserve(factors.size());
   for (const auto& f : factors) factor_names_in.push_back(f.name);
   QueueNetwork net;
-  parse_attributes(section, factor_names_in, &net);
+  parse_attributes(section, factors, &net);
   std::vector<std::string> factor_names = factor_names_in;
   for (const auto& a : net.attributes) factor_names.push_back(a.name);
   auto tables = section.table_array("center");

@@ -36,9 +36,9 @@ struct ServiceCenter {
   std::string within;  // name of the pool held while visiting this center, or ""
 };
 
-// [model] only: a number per level of a categorical (workload) factor, usable in the network's
-// expressions as {name}, e.g. the fraction of a mix's requests that touch a disk:
-// `[model.attributes.mix] disk_visits = { db_tp = 1.0, web = 0.9 }`.
+// A number per level of a categorical (workload) factor, usable in the network's expressions as
+// {name}, e.g. the fraction of a mix's requests that touch a disk:
+// `[model.attributes.mix] disk_visits = { db_tp = 1.0, web = 0.9 }` (or [sim.attributes.mix]).
 struct WorkloadAttribute {
   std::string factor;  // the categorical factor whose level selects the value
   std::string name;    // usable as {name}; never a factor's name
@@ -50,7 +50,7 @@ struct WorkloadAttribute {
 // simulated testbed ([sim]). Requests visit the non-pool centers in declaration order.
 struct QueueNetwork {
   std::vector<ServiceCenter> centers;
-  std::vector<WorkloadAttribute> attributes;  // [model] only
+  std::vector<WorkloadAttribute> attributes;
 
   const ServiceCenter* find(const std::string& name) const;
 

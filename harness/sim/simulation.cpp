@@ -312,7 +312,8 @@ class Simulation {
 }  // namespace
 
 RunOutcome simulate(const QueueNetwork& net, const Sample& sample, const RunSpec& spec) {
-  return Simulation(net, sample, spec).run();
+  // A categorical factor enters the expressions through its workload attributes ([sim.attributes]).
+  return Simulation(net, net.with_attributes(sample), spec).run();
 }
 
 double nearest_rank(std::vector<double>& xs, double q) {

@@ -6,6 +6,7 @@
 #include "core/config.hpp"
 #include "harness/sim/sim_testbed.hpp"
 #include "harness/sim/simulation.hpp"
+#include "tests/support/config_text.hpp"
 
 using namespace wb;
 
@@ -141,4 +142,44 @@ TEST_CASE("trial indices at one load give independent replications") {
   CHECK(sd_index < 1.4 * sd_seed);
   CHECK(std::abs(lag_index) < 0.3);
   CHECK(std::abs(lag_seed) < 0.3);
+}
+
+TEST_CASE("a categorical factor enters [sim] through its workload attributes") {
+  // One exponential server whose demand doubles for writes: at 25/s, R = S/(1 - ρ) is 13.3 ms for
+  // reads (S = 10 ms) and 40 ms for writes (S = 20 ms).
+  const std::string text = R"([testbed]
+name = "attr"
+
+[factors.mix]
+kind = "workload"
+levels = ["read", "write"]
+default = "read"
+
+[peak]
+r_sat_ms = 40
+width = 0.1
+
+[sim.attributes.mix]
+cost = { read = 1.0, write = 2.0 }
+
+[[sim.center]]
+name = "disk"
+service_ms = "10 * {cost}"
+)";
+  const std::string path = wb::test::write_temp_config("wb_sim_test", "attr.toml", text);
+  Config config = Config::load(path);
+  QueueNetwork net = config.sim()->network;
+  auto mean_at = [&](const char* mix) {
+    Sample s;
+    s.set("mix", mix);
+    return mean(long_run(net, 25, s).response_ms);
+  };
+  CHECK(mean_at("read") == Approx(10 / 0.75).epsilon(0.04));
+  CHECK(mean_at("write") == Approx(40).epsilon(0.06));
+
+  // A level without a value would fail every trial: the config is refused at load instead.
+  std::string partial = text;
+  partial.replace(partial.find(", write = 2.0"), 13, "");
+  const std::string bad = wb::test::write_temp_config("wb_sim_test", "partial.toml", partial);
+  CHECK_THROWS_WITH(Config::load(bad), Catch::Contains("sim.attributes.mix") && Catch::Contains("'write'"));
 }
