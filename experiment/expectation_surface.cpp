@@ -146,11 +146,18 @@ std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& c
       m->y(i) = y[static_cast<std::size_t>(i)];
     }
     m->anchor = expectation_anchor(config, m->base, m->factors, load_calibrations(store, config));
-    std::optional<Surface> surface = try_fit(*m, m->points, m->y);
+    SurfaceFit fit;
+    try {
+      fit = fit_measured(m->factors, m->levels, m->spec, m->points, m->y, m->anchor);
+    } catch (const InputError&) {
+      continue;
+    }
+    std::optional<Surface>& surface = fit.surface;
     if (!surface) continue;
     Prediction p = surface->predict(at);
     SurfaceAnswer a;
     a.surface_id = id;
+    a.description = fit.description;
     a.value = p.value;
     double se = std::isfinite(p.prediction_error) ? p.prediction_error : 0.0;
     a.low = p.value - 2 * se;

@@ -17,7 +17,8 @@ struct SurfaceAnswer {
   // Fraction of the measured samples whose leave-one-out prediction (the surface refitted without
   // them) lay within kExpectationTolerance of their measured λ*; nullopt when no refit is possible.
   std::optional<double> fidelity;
-  int n = 0;  // measured samples behind the fit
+  int n = 0;                // measured samples behind the fit
+  std::string description;  // the fitted class (rsm/selection.hpp SurfaceClass::describe)
 };
 
 // The answer, or nullopt when no finished surface of this testbed covers `sample` (or none can be

@@ -162,8 +162,8 @@ WhatifAnswer surface_peak_answer(const SurfaceAnswer& s) {
   b.high = s.high;
   b.fidelity = s.fidelity;
   b.fidelity_n = s.n;
-  b.note = fmt::format("surface {}: quadratic fit to {} measured samples; fidelity from leave-one-out refits",
-                       s.surface_id, s.n);
+  b.note = fmt::format("surface {}: {}, fitted to {} measured samples; fidelity from leave-one-out refits",
+                       s.surface_id, s.description, s.n);
   return b;
 }
 
