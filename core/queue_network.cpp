@@ -59,6 +59,7 @@ void parse_attributes(ConfigSection& section, const std::vector<Factor>& factors
   auto attrs = section.table("attributes");
   if (!attrs) return;
   std::vector<std::string> factor_names;
+  factor_names.reserve(factors.size());
   for (const auto& f : factors) factor_names.push_back(f.name);
   for (const auto& factor : attrs->keys()) {
     if (std::find(factor_names.begin(), factor_names.end(), factor) == factor_names.end()) {

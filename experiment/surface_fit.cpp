@@ -23,6 +23,7 @@ bool all_positive(const std::vector<std::vector<double>>& levels) {
 std::vector<Coding> codings_of(const std::vector<std::vector<double>>& levels,
                                std::optional<CodingScale> scale) {
   std::vector<Coding> out;
+  out.reserve(levels.size());
   for (const auto& l : levels) out.push_back(scale ? Coding::from_levels(l, *scale) : coding_for_levels(l));
   return out;
 }
