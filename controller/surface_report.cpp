@@ -26,6 +26,46 @@ nlohmann::json number_or_null(std::optional<double> v) {
   return *v;
 }
 
+nlohmann::json missing_json(const SurfaceReport& r) {
+  nlohmann::json missing = nlohmann::json::array();
+  for (int i : r.missing) {
+    const PointOutcome& p = r.run.points[static_cast<std::size_t>(i)];
+    const Sample& sample = r.plan.samples[static_cast<std::size_t>(r.plan.tour[static_cast<std::size_t>(i)])];
+    missing.push_back({{"sample", sample_json(*r.config, sample)},
+                       {"search_id", p.search_id ? nlohmann::json(*p.search_id) : nlohmann::json(nullptr)},
+                       {"search_status", p.status ? to_string(*p.status) : ""}});
+  }
+  return missing;
+}
+
+// The fitted class and its coefficients: on the response scale (of 1/λ* for "reciprocal", of the
+// deviation from the expectation when anchored); r2 is in natural units.
+nlohmann::json fit_json(const SurfaceReport& r) {
+  const Fit& f = r.surface->fit();
+  std::vector<double> coefs(f.coefficients.data(), f.coefficients.data() + f.coefficients.size());
+  nlohmann::json codings = nlohmann::json::object();
+  for (std::size_t i = 0; i < r.plan.factors.size(); ++i)
+    codings[r.plan.factors[i]] = to_string(r.surface->codings()[i].scale());
+  nlohmann::json j{{"model", to_string(r.surface->kind())},
+                   {"response", to_string(r.surface->response())},
+                   {"coding", codings},
+                   {"anchored", r.surface->anchored()},
+                   {"class", r.fit.description},
+                   {"selected", r.plan.select},
+                   {"cv_mape", number_or_null(r.fit.cv_mape)},
+                   {"terms", term_names(f.terms)},
+                   {"coefficients", coefs},
+                   {"r2", number_or_null(r.surface->r2())},
+                   {"mape_loo", number_or_null(r.surface->loo_mape())}};
+  if (r.plan.select) {
+    j["classes_ranked"] = r.fit.classes;
+    j["runner_up"] = r.fit.runner_up ? nlohmann::json{{"class", r.fit.runner_up_description},
+                                                      {"cv_mape", r.fit.runner_up->cv_mape}}
+                                     : nlohmann::json(nullptr);
+  }
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json surface_json(const SurfaceReport& r) {
@@ -36,17 +76,7 @@ nlohmann::json surface_json(const SurfaceReport& r) {
   j["factors"] = plan.factors;
   j["status"] = to_string(r.status);
   j["incomplete"] = r.incomplete();
-  nlohmann::json missing = nlohmann::json::array();
-  for (int i : r.missing) {
-    const PointOutcome& p = r.run.points[static_cast<std::size_t>(i)];
-    missing.push_back(
-        {{"sample",
-          sample_json(*r.config,
-                      r.plan.samples[static_cast<std::size_t>(r.plan.tour[static_cast<std::size_t>(i)])])},
-         {"search_id", p.search_id ? nlohmann::json(*p.search_id) : nlohmann::json(nullptr)},
-         {"search_status", p.status ? to_string(*p.status) : ""}});
-  }
-  j["missing"] = missing;
+  j["missing"] = missing_json(r);
   j["added"] = r.added;
   j["policy"] = r.policy;
   j["seeding"] = r.seeding;
@@ -83,29 +113,7 @@ nlohmann::json surface_json(const SurfaceReport& r) {
   for (const PointOutcome& p : r.run.points) trials += p.trials;
   j["samples"] = samples;
   if (r.surface) {
-    const Fit& f = r.surface->fit();
-    std::vector<double> coefs(f.coefficients.data(), f.coefficients.data() + f.coefficients.size());
-    // coefficients are on the response scale (of 1/λ* for "reciprocal"); r2 is in natural units.
-    nlohmann::json codings = nlohmann::json::object();
-    for (std::size_t i = 0; i < plan.factors.size(); ++i)
-      codings[plan.factors[i]] = to_string(r.surface->codings()[i].scale());
-    j["fit"] = {{"model", to_string(r.surface->kind())},
-                {"response", to_string(r.surface->response())},
-                {"coding", codings},
-                {"anchored", r.surface->anchored()},
-                {"class", r.fit.description},
-                {"selected", plan.select},
-                {"cv_mape", number_or_null(r.fit.cv_mape)},
-                {"terms", term_names(f.terms)},
-                {"coefficients", coefs},
-                {"r2", number_or_null(r.surface->r2())},
-                {"mape_loo", number_or_null(r.surface->loo_mape())}};
-    if (plan.select) {
-      j["fit"]["classes_ranked"] = r.fit.classes;
-      j["fit"]["runner_up"] = r.fit.runner_up ? nlohmann::json{{"class", r.fit.runner_up_description},
-                                                               {"cv_mape", r.fit.runner_up->cv_mape}}
-                                              : nlohmann::json(nullptr);
-    }
+    j["fit"] = fit_json(r);
   } else {
     j["fit"] = nullptr;
     j["fit_error"] = r.fit_error;
@@ -120,11 +128,12 @@ nlohmann::json surface_json(const SurfaceReport& r) {
   return j;
 }
 
-void print_surface(std::ostream& out, const SurfaceReport& r) {
+namespace {
+
+// The λ* table: measured cells starred, the others predicted (two factors as a grid).
+void print_table(std::ostream& out, const SurfaceReport& r) {
   const SurfacePlan& plan = r.plan;
   const Config& config = *r.config;
-  fmt::print(out, "surface {} on {}: {} design, {} of {} samples, policy {}{}\n", r.surface_id, config.name(),
-             plan.kind, plan.tour.size(), plan.candidates.rows(), r.policy, r.seeding ? " with seeding" : "");
   std::optional<Eigen::VectorXd> predicted;
   if (r.surface) predicted = r.surface->predict_values(plan.candidates);
   auto cell = [&](Eigen::Index row) {
@@ -157,34 +166,48 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
     }
   }
   out << "\n";
-  if (r.surface) {
-    const Fit& f = r.surface->fit();
-    const bool anchored = r.surface->anchored();
-    const char* on =
-        r.surface->response() == ResponseScale::kLog ? (anchored ? "ln(λ* / expected λ*)" : "ln λ*")
-        : r.surface->response() == ResponseScale::kReciprocal ? (anchored ? "1/λ* − 1/expected λ*" : "1/λ*")
-                                                              : (anchored ? "λ* − expected λ*" : "λ*");
-    fmt::print(
-        out, "model: {}{}\n", r.fit.description,
-        plan.select ? fmt::format(" (chosen by leave-one-out error of {} classes)", r.fit.classes) : "");
-    fmt::print(out, "fitted to {} as a {} in the coded factors\n", on, to_string(r.surface->kind()));
-    if (plan.select && r.fit.runner_up)
-      fmt::print(out, "runner-up: {}, LOO MAPE {:.2f}%\n", r.fit.runner_up_description,
-                 r.fit.runner_up->cv_mape);
-    out << "coefficients (coded factors:";
-    for (std::size_t i = 0; i < plan.factors.size(); ++i) {
-      fmt::print(out, " {} {}", plan.factors[i], to_string(r.surface->codings()[i].scale()));
-    }
-    out << ")\n";
-    for (std::size_t t = 0; t < f.terms.size(); ++t) {
-      fmt::print(out, "  {:<20} {:>12.6g}\n", f.terms[t].name, f.coefficients(static_cast<Eigen::Index>(t)));
-    }
-    auto loo = r.surface->loo_mape();
-    fmt::print(out, "r² = {:.4f}, LOO MAPE = {}\n", r.surface->r2(),
-               loo ? fmt::format("{:.2f}%", *loo) : std::string("n/a (saturated design)"));
-  } else {
-    fmt::print(out, "{}\n", r.fit_error);
+}
+
+// The class, what it was fitted to, the runner-up and the coefficients.
+void print_fit(std::ostream& out, const SurfaceReport& r) {
+  const Fit& f = r.surface->fit();
+  const bool anchored = r.surface->anchored();
+  const char* on =
+      r.surface->response() == ResponseScale::kLog          ? (anchored ? "ln(λ* / expected λ*)" : "ln λ*")
+      : r.surface->response() == ResponseScale::kReciprocal ? (anchored ? "1/λ* − 1/expected λ*" : "1/λ*")
+                                                            : (anchored ? "λ* − expected λ*" : "λ*");
+  fmt::print(
+      out, "model: {}{}\n", r.fit.description,
+      r.plan.select ? fmt::format(" (chosen by leave-one-out error of {} classes)", r.fit.classes) : "");
+  fmt::print(out, "fitted to {} as a {} in the coded factors\n", on, to_string(r.surface->kind()));
+  if (r.plan.select && r.fit.runner_up)
+    fmt::print(out, "runner-up: {}, LOO MAPE {:.2f}%\n", r.fit.runner_up_description,
+               r.fit.runner_up->cv_mape);
+  out << "coefficients (coded factors:";
+  for (std::size_t i = 0; i < r.plan.factors.size(); ++i) {
+    fmt::print(out, " {} {}", r.plan.factors[i], to_string(r.surface->codings()[i].scale()));
   }
+  out << ")\n";
+  for (std::size_t t = 0; t < f.terms.size(); ++t) {
+    fmt::print(out, "  {:<20} {:>12.6g}\n", f.terms[t].name, f.coefficients(static_cast<Eigen::Index>(t)));
+  }
+  auto loo = r.surface->loo_mape();
+  fmt::print(out, "r² = {:.4f}, LOO MAPE = {}\n", r.surface->r2(),
+             loo ? fmt::format("{:.2f}%", *loo) : std::string("n/a (saturated design)"));
+}
+
+}  // namespace
+
+void print_surface(std::ostream& out, const SurfaceReport& r) {
+  const SurfacePlan& plan = r.plan;
+  fmt::print(out, "surface {} on {}: {} design, {} of {} samples, policy {}{}\n", r.surface_id,
+             r.config->name(), plan.kind, plan.tour.size(), plan.candidates.rows(), r.policy,
+             r.seeding ? " with seeding" : "");
+  print_table(out, r);
+  if (r.surface)
+    print_fit(out, r);
+  else
+    fmt::print(out, "{}\n", r.fit_error);
   fmt::print(out, "design: D = {:.4g}, D-efficiency >= {:.1f}%, G-efficiency {:.1f}%\n", plan.figures.d,
              plan.figures.d_efficiency_bound * 100, plan.figures.g_efficiency * 100);
   fmt::print(out, "cost: {:.0f} s ({:.2f} h) machine time; wall time {:.0f} s ({:.2f} h) on {} slot{}\n",

@@ -146,6 +146,33 @@ std::vector<Eigen::Index> next_points(const SurfaceReport& r, int add, std::uint
   }
 }
 
+// Runs the surface's searches and fits it; with --target-error, then adds D-optimal samples and
+// repeats until the cross-validated error meets it (or the budget, a missing λ* or the grid ends).
+void measure_and_fit(SurfaceReport& report, store::Store& store, const SurfaceRunOptions& ro,
+                     const Anchor& anchor, const MapSurfaceRequest& r, std::uint64_t design_seed,
+                     std::ostream& log) {
+  for (;;) {
+    report.run = run_surface(report.surface_id, ro);
+    sync_tour(report.plan, *store.surface(report.surface_id));
+    report.status = report.run.budget_stopped ? store::SurfaceState::kBudget : store::SurfaceState::kDone;
+    fit_report_surface(report, anchor);
+    note_missing_points(report);
+    if (r.target_error <= 0 || report.run.budget_stopped || report.incomplete() || !report.surface) break;
+    if (report.fit.cv_mape && *report.fit.cv_mape <= r.target_error) break;
+    const std::vector<Eigen::Index> next = next_points(report, r.parallel, design_seed);
+    if (next.empty()) break;
+    for (Eigen::Index row : next) {
+      const Sample& s = report.plan.samples[static_cast<std::size_t>(row)];
+      store.add_surface_point(report.surface_id, s);
+      ++report.added;
+      log << fmt::format(
+          "cross-validated error {} > target {:g}%: adding {} (D-optimal for the fitted class)\n",
+          report.fit.cv_mape ? fmt::format("{:.2f}%", *report.fit.cv_mape) : std::string("unknown"),
+          r.target_error, s.key());
+    }
+  }
+}
+
 }  // namespace
 
 void note_missing_points(SurfaceReport& r) {
@@ -236,26 +263,7 @@ SurfaceReport map_surface(const Config& config, const std::string& store_path, c
       expectation_anchor(config, config.sample(r.set), report.plan.factors, load_calibrations(store, config));
   report.seeding = r.seeding;
   report.parallel = r.parallel;
-  for (;;) {
-    report.run = run_surface(report.surface_id, ro);
-    sync_tour(report.plan, *store.surface(report.surface_id));
-    report.status = report.run.budget_stopped ? store::SurfaceState::kBudget : store::SurfaceState::kDone;
-    fit_report_surface(report, anchor);
-    note_missing_points(report);
-    if (r.target_error <= 0 || report.run.budget_stopped || report.incomplete() || !report.surface) break;
-    if (report.fit.cv_mape && *report.fit.cv_mape <= r.target_error) break;
-    const std::vector<Eigen::Index> next = next_points(report, r.parallel, design_seed);
-    if (next.empty()) break;
-    for (Eigen::Index row : next) {
-      const Sample& s = report.plan.samples[static_cast<std::size_t>(row)];
-      store.add_surface_point(report.surface_id, s);
-      ++report.added;
-      log << fmt::format(
-          "cross-validated error {} > target {:g}%: adding {} (D-optimal for the fitted class)\n",
-          report.fit.cv_mape ? fmt::format("{:.2f}%", *report.fit.cv_mape) : std::string("unknown"),
-          r.target_error, s.key());
-    }
-  }
+  measure_and_fit(report, store, ro, anchor, r, design_seed, log);
   store.finish_surface(report.surface_id, report.status);
   report.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
