@@ -56,6 +56,10 @@ std::int64_t SurfaceStore::create_surface(const std::string& testbed, const std:
 
 int SurfaceStore::add_surface_point(std::int64_t surface_id, const Sample& sample) {
   Transaction tx(db_);
+  // Two controllers augmenting one surface may pick the same sample: it is planned once.
+  Statement have = db_.prepare("SELECT position FROM surface_points WHERE surface_id = ?1 AND sample = ?2");
+  have.bind(1, surface_id).bind(2, sample.key());
+  if (have.step()) return static_cast<int>(have.column_int(0));
   Statement n =
       db_.prepare("SELECT COALESCE(MAX(position) + 1, 0) FROM surface_points WHERE surface_id = ?1");
   n.bind(1, surface_id);

@@ -53,7 +53,8 @@ class SurfaceStore {
   std::int64_t create_surface(const std::string& testbed, const std::string& params_key,
                               const std::string& params_json, const std::vector<Sample>& tour);
   std::optional<SurfaceRecord> surface(std::int64_t id);
-  // Appends a sample to the surface's tour (sequential augmentation); returns its position.
+  // Appends a sample to the surface's tour (sequential augmentation); returns its position, or
+  // that of the sample when the surface already has it.
   int add_surface_point(std::int64_t surface_id, const Sample& sample);
   // The finished surfaces of `testbed`, newest first.
   std::vector<std::int64_t> done_surfaces(const std::string& testbed);

@@ -55,6 +55,12 @@ TEST_CASE("a surface keeps its tour, takes one search per point, and ends with a
   CHECK(s.search(search)->sample.key() == sample("8").key());
   CHECK(s.done_surfaces("demo").empty());
 
+  // Augmentation appends a sample once: a second add of the same sample returns its position.
+  CHECK(s.add_surface_point(id, sample("64")) == 3);
+  CHECK(s.add_surface_point(id, sample("8")) == 1);
+  CHECK(s.add_surface_point(id, sample("64")) == 3);
+  CHECK(s.surface(id)->points.size() == 4);
+
   s.finish_surface(id, store::SurfaceState::kDone);
   CHECK(s.surface(id)->status == store::SurfaceState::kDone);
   REQUIRE(s.find_surface("demo", "key-a"));  // finished: the same request reports it
