@@ -64,7 +64,7 @@ std::vector<RankedClass> rank_classes(const std::vector<std::string>& factor_nam
       Surface s(factor_names, c.codings, c.kind, natural_points, y, c.response,
                 c.anchored ? anchor : Anchor{});
       std::optional<double> cv = s.loo_mape();
-      if (!cv || !std::isfinite(*cv) || !plausible(s, grid, y, anchor)) continue;
+      if (!cv || !std::isfinite(*cv) || !plausible(s, grid, y, c.anchored ? anchor : Anchor{})) continue;
       ranked.push_back({c, *cv, *cv * selection_penalty(k, n), k});
     } catch (const InputError&) {
       continue;  // degenerate on these points, or y not on the scale's domain

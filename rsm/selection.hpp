@@ -36,8 +36,8 @@ struct RankedClass {
 // A class is left out when it has fewer than two residual degrees of freedom (its LOO error says
 // little), when it cannot be fitted, when it is anchored and `anchor` is empty, or when a
 // prediction at a row of `grid` (the points the surface will answer for; may be empty) is not a
-// plausible rate: not positive and finite, or above twice the largest λ* measured or expected —
-// the mark of a reciprocal fit extrapolated across its pole.
+// plausible rate: not positive and finite, or above twice the largest λ* measured (or expected,
+// for an anchored class) — the mark of a reciprocal fit extrapolated across its pole.
 std::vector<RankedClass> rank_classes(const std::vector<std::string>& factor_names,
                                       const std::vector<SurfaceClass>& candidates,
                                       const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
