@@ -82,18 +82,14 @@ std::vector<SurfaceClass> candidate_classes(const std::vector<std::vector<double
     add(r, autos, polynomials, false);
     if (!same_scales(autos, linear)) add(r, linear, polynomials, false);
   }
-  if (positive) {
-    // The operational laws: 1/λ* is the bottleneck's demand, near linear in 1/servers
-    // (docs/decisions.md#rsm-scales).
-    const std::vector<Coding> inverse = codings_of(levels, CodingScale::kInverse);
-    add(ResponseScale::kReciprocal, inverse, polynomials, false);
-    if (anchored) {
-      const auto low = {ModelKind::kConstant, ModelKind::kFirstOrder, ModelKind::kInteractions,
-                        ModelKind::kQuadratic};
-      add(ResponseScale::kLog, autos, low, true);           // a factor on λ*
-      add(ResponseScale::kReciprocal, inverse, low, true);  // a demand added to the bottleneck's
-    }
-  }
+  const auto low = {ModelKind::kConstant, ModelKind::kFirstOrder, ModelKind::kInteractions,
+                    ModelKind::kQuadratic};
+  // The operational laws: 1/λ* is the bottleneck's demand, near linear in 1/servers
+  // (docs/decisions.md#rsm-scales).
+  const std::vector<Coding> inverse = positive ? codings_of(levels, CodingScale::kInverse) : autos;
+  if (positive) add(ResponseScale::kReciprocal, inverse, polynomials, false);
+  if (anchored) add(ResponseScale::kLog, autos, low, true);                       // a factor on λ*
+  if (anchored && positive) add(ResponseScale::kReciprocal, inverse, low, true);  // an added demand
   return out;
 }
 
