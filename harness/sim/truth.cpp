@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <sstream>
 
@@ -62,7 +63,13 @@ Truth compute_truth(const SimConfig& config, const Sample& sample, const PeakReg
                     std::uint64_t seed) {
   const double low_ms = region.low_ms(), high_ms = region.high_ms();
   const ResponseMetric m = region.metric;
-  auto metric_at = [&](double rate) { return long_run_metric_ms(config, sample, rate, seed, m); };
+  // The three brackets halve from the same top: each rate is simulated once.
+  std::map<double, double> runs;
+  auto metric_at = [&](double rate) {
+    auto it = runs.find(rate);
+    if (it == runs.end()) it = runs.emplace(rate, long_run_metric_ms(config, sample, rate, seed, m)).first;
+    return it->second;
+  };
   // Bracket: grow until the metric is past the region's top.
   double hi = 1;
   for (int i = 0; metric_at(hi) < high_ms; ++i) {
