@@ -32,7 +32,7 @@ int run_map_surface(const CommonOptions& common, MapSurfaceOptions& o) {
   else
     print_surface(std::cout, report);
   const bool complete = report.status == store::SurfaceState::kDone && !report.incomplete();
-  return to_int(complete && report.surface ? ExitStatus::kOk : ExitStatus::kNegative);
+  return to_int(complete && report.fit.surface ? ExitStatus::kOk : ExitStatus::kNegative);
 }
 
 }  // namespace

@@ -41,22 +41,22 @@ nlohmann::json missing_json(const SurfaceReport& r) {
 // The fitted class and its coefficients: on the response scale (of 1/λ* for "reciprocal", of the
 // deviation from the expectation when anchored); r2 is in natural units.
 nlohmann::json fit_json(const SurfaceReport& r) {
-  const Fit& f = r.surface->fit();
+  const Fit& f = r.fit.surface->fit();
   std::vector<double> coefs(f.coefficients.data(), f.coefficients.data() + f.coefficients.size());
   nlohmann::json codings = nlohmann::json::object();
   for (std::size_t i = 0; i < r.plan.factors.size(); ++i)
-    codings[r.plan.factors[i]] = to_string(r.surface->codings()[i].scale());
-  nlohmann::json j{{"model", to_string(r.surface->kind())},
-                   {"response", to_string(r.surface->response())},
+    codings[r.plan.factors[i]] = to_string(r.fit.surface->codings()[i].scale());
+  nlohmann::json j{{"model", to_string(r.fit.surface->kind())},
+                   {"response", to_string(r.fit.surface->response())},
                    {"coding", codings},
-                   {"anchored", r.surface->anchored()},
+                   {"anchored", r.fit.surface->anchored()},
                    {"class", r.fit.description},
                    {"selected", r.plan.select},
                    {"cv_mape", number_or_null(r.fit.cv_mape)},
                    {"terms", term_names(f.terms)},
                    {"coefficients", coefs},
-                   {"r2", number_or_null(r.surface->r2())},
-                   {"mape_loo", number_or_null(r.surface->loo_mape())}};
+                   {"r2", number_or_null(r.fit.surface->r2())},
+                   {"mape_loo", number_or_null(r.fit.surface->loo_mape())}};
   if (r.plan.select) {
     j["classes_ranked"] = r.fit.classes;
     j["runner_up"] = r.fit.runner_up ? nlohmann::json{{"class", r.fit.runner_up_description},
@@ -96,7 +96,7 @@ nlohmann::json surface_json(const SurfaceReport& r) {
                  {"response", to_string(plan.response)},
                  {"coding", coding}};
   std::optional<Eigen::VectorXd> predicted;
-  if (r.surface) predicted = r.surface->predict_values(plan.candidates);
+  if (r.fit.surface) predicted = r.fit.surface->predict_values(plan.candidates);
   nlohmann::json samples = nlohmann::json::array();
   int trials = 0;
   for (Eigen::Index row = 0; row < plan.candidates.rows(); ++row) {
@@ -112,11 +112,11 @@ nlohmann::json surface_json(const SurfaceReport& r) {
   }
   for (const PointOutcome& p : r.run.points) trials += p.trials;
   j["samples"] = samples;
-  if (r.surface) {
+  if (r.fit.surface) {
     j["fit"] = fit_json(r);
   } else {
     j["fit"] = nullptr;
-    j["fit_error"] = r.fit_error;
+    j["fit_error"] = r.fit.error;
   }
   j["trials"] = trials;
   j["cost_s"] = r.run.cost_s;
@@ -135,7 +135,7 @@ void print_table(std::ostream& out, const SurfaceReport& r) {
   const SurfacePlan& plan = r.plan;
   const Config& config = *r.config;
   std::optional<Eigen::VectorXd> predicted;
-  if (r.surface) predicted = r.surface->predict_values(plan.candidates);
+  if (r.fit.surface) predicted = r.fit.surface->predict_values(plan.candidates);
   auto cell = [&](Eigen::Index row) {
     const PointOutcome* p = outcome_at(r, row);
     if (p != nullptr && p->peak_rate) return fmt::format("{:.0f}*", *p->peak_rate);
@@ -170,29 +170,29 @@ void print_table(std::ostream& out, const SurfaceReport& r) {
 
 // The class, what it was fitted to, the runner-up and the coefficients.
 void print_fit(std::ostream& out, const SurfaceReport& r) {
-  const Fit& f = r.surface->fit();
-  const bool anchored = r.surface->anchored();
+  const Fit& f = r.fit.surface->fit();
+  const bool anchored = r.fit.surface->anchored();
   const char* on =
-      r.surface->response() == ResponseScale::kLog          ? (anchored ? "ln(λ* / expected λ*)" : "ln λ*")
-      : r.surface->response() == ResponseScale::kReciprocal ? (anchored ? "1/λ* − 1/expected λ*" : "1/λ*")
-                                                            : (anchored ? "λ* − expected λ*" : "λ*");
+      r.fit.surface->response() == ResponseScale::kLog ? (anchored ? "ln(λ* / expected λ*)" : "ln λ*")
+      : r.fit.surface->response() == ResponseScale::kReciprocal ? (anchored ? "1/λ* − 1/expected λ*" : "1/λ*")
+                                                                : (anchored ? "λ* − expected λ*" : "λ*");
   fmt::print(
       out, "model: {}{}\n", r.fit.description,
       r.plan.select ? fmt::format(" (chosen by leave-one-out error of {} classes)", r.fit.classes) : "");
-  fmt::print(out, "fitted to {} as a {} in the coded factors\n", on, to_string(r.surface->kind()));
+  fmt::print(out, "fitted to {} as a {} in the coded factors\n", on, to_string(r.fit.surface->kind()));
   if (r.plan.select && r.fit.runner_up)
     fmt::print(out, "runner-up: {}, LOO MAPE {:.2f}%\n", r.fit.runner_up_description,
                r.fit.runner_up->cv_mape);
   out << "coefficients (coded factors:";
   for (std::size_t i = 0; i < r.plan.factors.size(); ++i) {
-    fmt::print(out, " {} {}", r.plan.factors[i], to_string(r.surface->codings()[i].scale()));
+    fmt::print(out, " {} {}", r.plan.factors[i], to_string(r.fit.surface->codings()[i].scale()));
   }
   out << ")\n";
   for (std::size_t t = 0; t < f.terms.size(); ++t) {
     fmt::print(out, "  {:<20} {:>12.6g}\n", f.terms[t].name, f.coefficients(static_cast<Eigen::Index>(t)));
   }
-  auto loo = r.surface->loo_mape();
-  fmt::print(out, "r² = {:.4f}, LOO MAPE = {}\n", r.surface->r2(),
+  auto loo = r.fit.surface->loo_mape();
+  fmt::print(out, "r² = {:.4f}, LOO MAPE = {}\n", r.fit.surface->r2(),
              loo ? fmt::format("{:.2f}%", *loo) : std::string("n/a (saturated design)"));
 }
 
@@ -204,10 +204,10 @@ void print_surface(std::ostream& out, const SurfaceReport& r) {
              r.config->name(), plan.kind, plan.tour.size(), plan.candidates.rows(), r.policy,
              r.seeding ? " with seeding" : "");
   print_table(out, r);
-  if (r.surface)
+  if (r.fit.surface)
     print_fit(out, r);
   else
-    fmt::print(out, "{}\n", r.fit_error);
+    fmt::print(out, "{}\n", r.fit.error);
   fmt::print(out, "design: D = {:.4g}, D-efficiency >= {:.1f}%, G-efficiency {:.1f}%\n", plan.figures.d,
              plan.figures.d_efficiency_bound * 100, plan.figures.g_efficiency * 100);
   fmt::print(out, "cost: {:.0f} s ({:.2f} h) machine time; wall time {:.0f} s ({:.2f} h) on {} slot{}\n",

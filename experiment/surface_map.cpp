@@ -133,13 +133,13 @@ void sync_tour(SurfacePlan& plan, const store::SurfaceRecord& rec) {
 // says nothing about where to measure); empty when none is left or the design cannot grow.
 std::vector<Eigen::Index> next_points(const SurfaceReport& r, int add, std::uint64_t seed) {
   const auto left = r.plan.candidates.rows() - static_cast<Eigen::Index>(r.plan.tour.size());
-  if (!r.surface || left <= 0) return {};
+  if (!r.fit.surface || left <= 0) return {};
   add = static_cast<int>(std::min<Eigen::Index>(add, left));
-  std::vector<Term> terms = r.surface->fit().terms;
+  std::vector<Term> terms = r.fit.surface->fit().terms;
   if (terms.size() < 3) terms = r.plan.terms;
   try {
     Design d =
-        augment(code_points(r.plan.candidates, r.surface->codings()), terms, r.plan.tour, add, 40, seed);
+        augment(code_points(r.plan.candidates, r.fit.surface->codings()), terms, r.plan.tour, add, 40, seed);
     return {d.points.end() - add, d.points.end()};
   } catch (const InputError&) {
     return {};
@@ -157,7 +157,7 @@ void measure_and_fit(SurfaceReport& report, store::Store& store, const SurfaceRu
     report.status = report.run.budget_stopped ? store::SurfaceState::kBudget : store::SurfaceState::kDone;
     fit_report_surface(report, anchor);
     note_missing_points(report);
-    if (r.target_error <= 0 || report.run.budget_stopped || report.incomplete() || !report.surface) break;
+    if (r.target_error <= 0 || report.run.budget_stopped || report.incomplete() || !report.fit.surface) break;
     if (report.fit.cv_mape && *report.fit.cv_mape <= r.target_error) break;
     const std::vector<Eigen::Index> next = next_points(report, r.parallel, design_seed);
     if (next.empty()) break;
@@ -207,8 +207,6 @@ void fit_report_surface(SurfaceReport& r, const Anchor& anchor) {
   std::vector<std::vector<double>> levels;
   for (const auto& f : r.plan.factors) levels.push_back(r.config->factor(f)->numeric_levels);
   r.fit = fit_measured(r.plan.factors, levels, spec, points, yv, anchor);
-  r.surface = r.fit.surface;
-  r.fit_error = r.fit.error;
 }
 
 SurfaceReport map_surface(const Config& config, const std::string& store_path, const MapSurfaceRequest& r,

@@ -45,10 +45,10 @@ struct SurfaceReport {
   std::string policy;
   bool seeding = false;
   int parallel = 1;
-  double elapsed_s = 0;            // real time of this invocation
-  std::optional<Surface> surface;  // nullopt when too few samples were measured to fit
-  std::string fit_error;           // why there is no surface
-  SurfaceFit fit;                  // the class, its cross-validated error and (auto) the runner-up
+  double elapsed_s = 0;  // real time of this invocation
+  // The surface (nullopt, with the reason in fit.error, when the measured points cannot determine
+  // it), its class, cross-validated error and (auto) the runner-up.
+  SurfaceFit fit;
   // Tour positions whose search ended without a λ* (not-found, failed, its own budget): the fit
   // and `measured_figures` are over the others, and the surface is incomplete.
   std::vector<int> missing;
@@ -62,7 +62,7 @@ struct SurfaceReport {
 void note_missing_points(SurfaceReport& report);
 
 // Fits the plan's surface (its class, or --model auto's choice, anchored to `anchor` when given) to
-// the found peak rates of `run` (in tour order). Fills fit and surface, or fit_error when the
+// the found peak rates of `run` (in tour order). Fills fit: its surface, or its error when the
 // measured points cannot determine the model.
 void fit_report_surface(SurfaceReport& report, const Anchor& anchor = {});
 

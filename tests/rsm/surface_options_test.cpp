@@ -59,12 +59,12 @@ TEST_CASE("model auto picks the class that follows a throughput bound and names 
   report.plan = wb::plan_surface(config, config.default_sample(), o);
   report.run = measured_run(report.plan);
   wb::fit_report_surface(report);  // no anchor
-  REQUIRE(report.surface);
+  REQUIRE(report.fit.surface);
   // λ* = 1 / (0.002 + 0.012/disks + 0.015/threads): 1/λ* is linear in the inverse codings.
-  CHECK(report.surface->response() == wb::ResponseScale::kReciprocal);
-  CHECK(report.surface->codings()[0].scale() == wb::CodingScale::kInverse);
-  CHECK(report.surface->kind() == wb::ModelKind::kFirstOrder);
-  CHECK_FALSE(report.surface->anchored());
+  CHECK(report.fit.surface->response() == wb::ResponseScale::kReciprocal);
+  CHECK(report.fit.surface->codings()[0].scale() == wb::CodingScale::kInverse);
+  CHECK(report.fit.surface->kind() == wb::ModelKind::kFirstOrder);
+  CHECK_FALSE(report.fit.surface->anchored());
   REQUIRE(report.fit.cv_mape);
   CHECK(*report.fit.cv_mape < 1e-6);
   REQUIRE(report.fit.runner_up);
@@ -117,9 +117,9 @@ TEST_CASE("model options round-trip through the params key and the JSON report",
   report.run = run;
   report.status = wb::store::SurfaceState::kDone;
   wb::fit_report_surface(report);
-  REQUIRE(report.surface);
-  CHECK(report.surface->kind() == wb::ModelKind::kCubic);
-  CHECK(report.surface->response() == wb::ResponseScale::kReciprocal);
+  REQUIRE(report.fit.surface);
+  CHECK(report.fit.surface->kind() == wb::ModelKind::kCubic);
+  CHECK(report.fit.surface->response() == wb::ResponseScale::kReciprocal);
   nlohmann::json j = wb::surface_json(report);
   CHECK(j["design"]["model"] == "cubic");
   CHECK(j["design"]["response"] == "reciprocal");
