@@ -124,7 +124,8 @@ nlohmann::json surface_json(const SurfaceReport& r) {
   j["parallel"] = r.parallel;
   j["this_run"] = {{"elapsed_s", r.elapsed_s},
                    {"trials_run", r.run.live_trials},
-                   {"trials_replayed", r.run.replayed_trials}};
+                   {"trials_replayed", r.run.replayed_trials},
+                   {"searches_reused", r.run.reused_searches}};
   return j;
 }
 

@@ -24,7 +24,7 @@ namespace wb {
 double busiest_slot_s(const std::vector<PointOutcome>& points) {
   std::map<int, double> busy;
   for (const PointOutcome& p : points) {
-    if (p.search_id) busy[p.slot] += p.cost_s;
+    if (p.search_id && !p.reused) busy[p.slot] += p.cost_s;
   }
   double most = 0;
   for (const auto& [slot, s] : busy) most = std::max(most, s);
@@ -116,9 +116,10 @@ class Scheduler {
     bool wait = false;  // every point left is held by another live controller: look again later
   };
 
-  // A started point's stored plan.
+  // A started point's stored plan. A point with a search but no slot reuses an earlier search.
   void adopt(PointOutcome& out, const store::SurfacePoint& p) const {
     out.search_id = p.search_id;
+    out.reused = p.search_id && !p.slot;
     out.slot = p.slot.value_or(0);
     out.start_rate = p.start_rate.value_or(o_.start_rate);
     out.seeded = p.seeded;
@@ -131,7 +132,7 @@ class Scheduler {
     out.peak_rate = status == store::SearchState::kFound ? peak : std::nullopt;
     out.cost_s = cost;
     out.trials = trials;
-    done_cost_ += cost;
+    if (!out.reused) done_cost_ += cost;  // a reused search costs this surface's budget nothing
   }
 
   double total_cost() const { return done_cost_; }
@@ -198,6 +199,22 @@ class Scheduler {
       if (s && !out.status) {  // finished by another controller
         record_finished(out, s->status, s->peak_rate, s->cost_s, s->trials);
         if (out.peak_rate) set_curve(out, stored_loads(store, *p.search_id, o_.search.peak));
+      }
+      leases_.release(store, lease);
+      return std::nullopt;
+    }
+    store::SearchRecord like = o_.search_record;
+    like.sample = samples_[static_cast<std::size_t>(position)];
+    if (std::optional<std::int64_t> id = store.reuse_found_search(surface_id_, position, like)) {
+      std::optional<store::SearchRecord> s = store.search(*id);
+      out.search_id = id;
+      out.reused = true;
+      ++run_.reused_searches;
+      record_finished(out, s->status, s->peak_rate, s->cost_s, s->trials);
+      set_curve(out, stored_loads(store, *id, o_.search.peak));
+      if (o_.log) {
+        o_.log(fmt::format("{}: λ* {:.1f}/s from search {}, which measured it with the same settings",
+                           like.sample.key(), *out.peak_rate, *id));
       }
       leases_.release(store, lease);
       return std::nullopt;

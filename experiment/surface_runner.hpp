@@ -68,24 +68,28 @@ struct PointOutcome {
   double elasticity = 0;       // its own curve's at λ* (policies/curve_fit.hpp), for later seeds; 0: none
   double centre = 0;           // its region's centre (region_centre), where later seeds start from; 0: none
   bool resumed = false;        // continued from trials stored by an earlier run
+  bool reused = false;         // an earlier search of the same request (store::reuse_found_search)
   bool ran_now = false;        // this run ran (some of) its search
 };
 
 struct SurfaceRun {
   std::vector<PointOutcome> points;  // by position
   bool budget_stopped = false;       // some samples were not started because of the budget
-  double cost_s = 0;                 // total machine time: sum of every search's cost
+  double cost_s = 0;                 // total machine time: sum of every search's cost (reused ones too)
   double wall_s = 0;                 // the busiest slot's testbed time, as the searches ran (busiest_slot_s)
   int live_trials = 0;               // trials this run executed on the testbed
   int replayed_trials = 0;           // stored trials fed back into resumed searches
+  int reused_searches = 0;           // points this run linked to an earlier search of the same request
 };
 
-// Runs (or continues) the searches of surface `surface_id`. Throws what the workers threw.
+// Runs (or continues) the searches of surface `surface_id`; a point an earlier search of the same
+// request (another surface's, a `peak` run's) already found is linked to it, not measured. Throws
+// what the workers threw.
 SurfaceRun run_surface(std::int64_t surface_id, const SurfaceRunOptions& options);
 
 // The wall time of the searches as they ran: each slot runs its searches one after another, so
 // the surface took as long as the slot with the most testbed time (virtual seconds on the
-// simulated testbed). Points without a search take no time.
+// simulated testbed). Points without a search, or with a reused one, take no time.
 double busiest_slot_s(const std::vector<PointOutcome>& points);
 
 }  // namespace wb

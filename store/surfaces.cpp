@@ -130,6 +130,30 @@ std::int64_t SurfaceStore::begin_surface_search(std::int64_t surface_id, int pos
   return search_id;
 }
 
+std::optional<std::int64_t> SurfaceStore::reuse_found_search(std::int64_t surface_id, int position,
+                                                             const SearchRecord& like) {
+  Transaction tx(db_);
+  // `IS` compares a NULL seed equal to a NULL seed.
+  Statement q = db_.prepare(
+      "SELECT id FROM searches WHERE testbed = ?1 AND sample = ?2 AND confidence = ?3 AND accuracy = ?4 AND "
+      "policy = ?5 AND seed IS ?6 AND options_json = ?7 AND status = 'found' ORDER BY id DESC LIMIT 1");
+  q.bind(1, like.testbed).bind(2, like.sample.key()).bind(3, like.confidence).bind(4, like.accuracy);
+  q.bind(5, like.policy).bind(7, like.options_json);
+  if (like.seed)
+    q.bind(6, *like.seed);
+  else
+    q.bind_null(6);
+  if (!q.step()) return std::nullopt;
+  const std::int64_t id = q.column_int(0);
+  Statement u = db_.prepare(
+      "UPDATE surface_points SET search_id = ?3 WHERE surface_id = ?1 AND position = ?2 AND search_id IS "
+      "NULL");
+  u.bind(1, surface_id).bind(2, std::int64_t{position}).bind(3, id).run();
+  if (sqlite3_changes(db_.handle()) != 1) return std::nullopt;
+  tx.commit();
+  return id;
+}
+
 void SurfaceStore::finish_surface(std::int64_t id, SurfaceState status) {
   Statement s = db_.prepare(
       "UPDATE surfaces SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1");

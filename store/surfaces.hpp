@@ -58,6 +58,12 @@ class SurfaceStore {
   int add_surface_point(std::int64_t surface_id, const Sample& sample);
   // The finished surfaces of `testbed`, newest first.
   std::vector<std::int64_t> done_surfaces(const std::string& testbed);
+  // Links point `position`, which has no search yet, to the newest search that found λ* with the
+  // same request as `like` (testbed, sample, target, policy, seed, options): another surface's or a
+  // `peak` run's. A changed design thus measures only samples nothing measured. The point keeps no
+  // slot (it ran on none). Returns the search's id, or nullopt when there is none.
+  std::optional<std::int64_t> reuse_found_search(std::int64_t surface_id, int position,
+                                                 const SearchRecord& like);
   std::int64_t begin_surface_search(std::int64_t surface_id, int position, const SearchRecord& search,
                                     int slot, double start_rate, bool seeded, double seed_elasticity = 0);
   void finish_surface(std::int64_t id, SurfaceState status);

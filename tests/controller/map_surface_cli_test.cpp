@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "tests/support/store_query.hpp"
@@ -195,6 +196,59 @@ TEST_CASE("with a target error map-surface adds D-optimal samples until the fit 
                         "--factors", "disks,threads", "--target-error", "-1"});
   CHECK(bad.exit_code == 2);
   CHECK_FALSE(fs::exists(dir / "x.db"));
+}
+
+TEST_CASE("a changed design measures only the samples no search of the same request measured") {
+  fs::path dir = temp_dir("map_surface_cli", "reuse");
+  const std::string store = (dir / "w.db").string();
+  auto searched = [](const nlohmann::json& j) {
+    std::map<std::string, std::int64_t> out;  // sample -> search
+    for (const auto& s : j["samples"])
+      if (s["measured"].get<bool>()) out[s["sample"].dump()] = s["search_id"].get<std::int64_t>();
+    return out;
+  };
+  auto a = map_surface_sim(dir, {"--points", "6", "--json"});
+  REQUIRE(a.exit_code == 0);
+  auto b = map_surface_sim(dir, {"--points", "8", "--json"});
+  INFO(b.err);
+  REQUIRE(b.exit_code == 0);
+  auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  CHECK(ja["surface_id"] != jb["surface_id"]);
+  const auto sa = searched(ja), sb = searched(jb);
+  REQUIRE(sb.size() == 8);
+  int shared = 0;
+  for (const auto& [sample, id] : sb) {
+    if (sa.count(sample) == 0) continue;
+    ++shared;
+    CHECK(id == sa.at(sample));  // the same search, not a new one
+  }
+  REQUIRE(shared >= 1);
+  CHECK(jb["this_run"]["searches_reused"] == shared);
+  CHECK(query(store, "SELECT COUNT(*) FROM searches") ==
+        std::vector<std::string>{std::to_string(6 + 8 - shared)});
+  CHECK(b.err.find("which measured it with the same settings") != std::string::npos);
+  // Reused searches cost the new surface no testbed time.
+  double own_cost = 0;
+  for (const auto& s : jb["samples"]) {
+    if (s["measured"].get<bool>() && sa.count(s["sample"].dump()) == 0) {
+      own_cost += std::stod(query(store, "SELECT cost_s FROM searches WHERE id = " +
+                                             std::to_string(s["search_id"].get<std::int64_t>()))[0]);
+    }
+  }
+  CHECK(jb["wall_s"].get<double>() == Approx(own_cost));
+
+  // Another noise seed is another request: the same design (configs/sim.toml's seed is 1) is
+  // measured anew.
+  auto c = map_surface_sim(dir, {"--points", "8", "--seed", "5", "--design-seed", "1", "--json"});
+  REQUIRE(c.exit_code == 0);
+  auto jc = nlohmann::json::parse(c.out);
+  CHECK(jc["this_run"]["searches_reused"] == 0);
+  const auto sc = searched(jc);
+  REQUIRE(sc.size() == 8);
+  for (const auto& [sample, id] : sc) {
+    REQUIRE(sb.count(sample) == 1);
+    CHECK(id != sb.at(sample));
+  }
 }
 
 TEST_CASE("the design's seed and the simulated noise's seed are set apart") {
