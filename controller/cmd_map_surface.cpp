@@ -55,8 +55,10 @@ Command map_surface_command() {
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<MapSurfaceOptions>();
         add_common_options(app, common);
-        app.add_option("--factors,-f", o->request.factors,
-                       "numeric factors of the surface, e.g. disks,threads")
+        app.add_option(
+               "--factors,-f", o->request.factors,
+               "factors of the surface, e.g. disks,threads; a categorical one (a filesystem, a mix) shifts "
+               "and tilts the surface per level (indicator terms)")
             ->required();
         app.add_option("--design,-d", o->request.design,
                        "full (every level combination) or dopt (D-optimal subset; default)");

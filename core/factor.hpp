@@ -22,6 +22,16 @@ struct Factor {
   // Index of `value` among the levels, or nullopt. Numeric values compare by number
   // ("2" matches "2.0").
   std::optional<std::size_t> find_level(const std::string& value) const;
+
+  // The factor as a column of a response surface (rsm/coding.hpp): a numeric factor's levels and
+  // values are its numbers, a categorical factor's are level indices 0..L-1.
+  std::vector<double> axis_levels() const;
+  // The column value of `value`: its number (any number, not only a level), or a categorical
+  // level's index; nullopt when it is neither.
+  std::optional<double> axis_value(const std::string& value) const;
+  // The text of a column value: format_number, or the categorical level at that index (empty when
+  // there is none).
+  std::string axis_text(double v) const;
 };
 
 // Canonical text of a number: integers without a decimal point, others with %g precision.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -30,7 +31,7 @@ Sample sample_from_key(const std::string& key) {
 
 struct Measured {
   std::vector<std::string> factors;
-  std::vector<std::vector<double>> levels;  // declared, per factor: they fix the codings
+  std::vector<const Factor*> declared;  // the config's factors, in that order: they fix the codings
   Eigen::MatrixXd points;
   Eigen::VectorXd y;
   // As map-surface fitted it: params without "model" are --model auto's.
@@ -41,7 +42,7 @@ struct Measured {
 
 std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points, const Eigen::VectorXd& y) {
   try {
-    return fit_measured(m.factors, m.levels, m.spec, points, y, m.anchor).surface;
+    return fit_measured(m.declared, m.spec, points, y, m.anchor).surface;
   } catch (const InputError&) {
     return std::nullopt;
   }
@@ -50,12 +51,17 @@ std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points,
 // A finished surface's fit options and its found samples, when `sample` shares the levels of every
 // factor outside the surface; nullopt otherwise (or when a newer workbench wrote options this one
 // cannot refit).
-std::optional<Measured> read_measured(store::Store& store, const store::SurfaceRecord& rec,
-                                      const Sample& sample, std::vector<std::vector<double>>& rows,
-                                      std::vector<double>& y) {
+std::optional<Measured> read_measured(store::Store& store, const Config& config,
+                                      const store::SurfaceRecord& rec, const Sample& sample,
+                                      std::vector<std::vector<double>>& rows, std::vector<double>& y) {
   const nlohmann::json params = nlohmann::json::parse(rec.params_json);
   Measured m;
   m.factors = params.at("factors").get<std::vector<std::string>>();
+  for (const auto& name : m.factors) {
+    const Factor* f = config.factor(name);
+    if (f == nullptr) return std::nullopt;
+    m.declared.push_back(f);
+  }
   try {
     // Older surfaces wrote only the options that differed from the quadratic default.
     m.spec.select = !params.contains("model") && !params.contains("response") && !params.contains("coding");
@@ -78,7 +84,11 @@ std::optional<Measured> read_measured(store::Store& store, const store::SurfaceR
     auto search = store.search(*p.search_id);
     if (!search || search->status != store::SearchState::kFound || !search->peak_rate) continue;
     std::vector<double> row;
-    for (const auto& f : m.factors) row.push_back(p.sample.numeric(f));
+    for (const Factor* f : m.declared) {
+      std::optional<double> v = p.sample.has(f->name) ? f->axis_value(p.sample.value(f->name)) : std::nullopt;
+      if (!v) return std::nullopt;  // the config no longer declares this level
+      row.push_back(*v);
+    }
     rows.push_back(row);
     y.push_back(*search->peak_rate);
   }
@@ -86,20 +96,20 @@ std::optional<Measured> read_measured(store::Store& store, const store::SurfaceR
   return m;
 }
 
-// Codes the surface's factors as map-surface did and places `sample` on them; false when the
-// sample lies outside the measured range (or a factor is no longer numeric).
-bool locate(Measured& m, const Config& config, const Sample& sample,
-            const std::vector<std::vector<double>>& rows, Eigen::RowVectorXd& at) {
+// Places `sample` on the surface's factors; false when it lies outside what was measured: a
+// numeric value outside the measured range, a categorical level no measured sample has.
+bool locate(const Measured& m, const Sample& sample, const std::vector<std::vector<double>>& rows,
+            Eigen::RowVectorXd& at) {
   at.resize(static_cast<Eigen::Index>(m.factors.size()));
   for (std::size_t k = 0; k < m.factors.size(); ++k) {
-    const Factor* f = config.factor(m.factors[k]);
-    if (f == nullptr || !f->numeric) return false;
-    m.levels.push_back(f->numeric_levels);
-    double v = sample.numeric(m.factors[k]);
+    const Factor& f = *m.declared[k];
+    std::optional<double> v = sample.has(f.name) ? f.axis_value(sample.value(f.name)) : std::nullopt;
+    if (!v) return false;
     double lo = rows[0][k], hi = rows[0][k];
-    for (const auto& r : rows) lo = std::min(lo, r[k]), hi = std::max(hi, r[k]);
-    if (v < lo || v > hi) return false;
-    at(static_cast<Eigen::Index>(k)) = v;
+    bool seen = false;
+    for (const auto& r : rows) lo = std::min(lo, r[k]), hi = std::max(hi, r[k]), seen = seen || r[k] == *v;
+    if (f.numeric ? (*v < lo || *v > hi) : !seen) return false;
+    at(static_cast<Eigen::Index>(k)) = *v;
   }
   return true;
 }
@@ -129,14 +139,20 @@ std::optional<double> loo_fidelity(const Measured& m) {
 }  // namespace
 
 std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& config, const Sample& sample) {
+  // Every finished surface that covers the sample is refitted; the one with the lowest
+  // leave-one-out error answers (the newest on a tie): a later surface of a poorer class does not
+  // hide a better one.
+  std::optional<SurfaceAnswer> best;
+  std::optional<Measured> best_m;
+  double best_cv = std::numeric_limits<double>::infinity();
   for (std::int64_t id : store.done_surfaces(config.name())) {
     std::optional<store::SurfaceRecord> rec = store.surface(id);
     if (!rec) continue;
     std::vector<std::vector<double>> rows;
     std::vector<double> y;
-    std::optional<Measured> m = read_measured(store, *rec, sample, rows, y);
+    std::optional<Measured> m = read_measured(store, config, *rec, sample, rows, y);
     Eigen::RowVectorXd at;
-    if (!m || !locate(*m, config, sample, rows, at)) continue;
+    if (!m || !locate(*m, sample, rows, at)) continue;
     const auto n = static_cast<Eigen::Index>(rows.size());
     m->points.resize(n, static_cast<Eigen::Index>(m->factors.size()));
     m->y.resize(n);
@@ -148,12 +164,14 @@ std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& c
     m->anchor = expectation_anchor(config, m->base, m->factors, load_calibrations(store, config));
     SurfaceFit fit;
     try {
-      fit = fit_measured(m->factors, m->levels, m->spec, m->points, m->y, m->anchor);
+      fit = fit_measured(m->declared, m->spec, m->points, m->y, m->anchor);
     } catch (const InputError&) {
       continue;
     }
     std::optional<Surface>& surface = fit.surface;
     if (!surface) continue;
+    const double cv = fit.cv_mape.value_or(std::numeric_limits<double>::infinity());
+    if (best && !(cv < best_cv)) continue;  // newest first: a tie keeps the newer
     Prediction p = surface->predict(at);
     SurfaceAnswer a;
     a.surface_id = id;
@@ -163,10 +181,12 @@ std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& c
     a.low = p.value - 2 * se;
     a.high = p.value + 2 * se;
     a.n = static_cast<int>(n);
-    a.fidelity = loo_fidelity(*m);
-    return a;
+    best = a;
+    best_m = std::move(m);
+    best_cv = cv;
   }
-  return std::nullopt;
+  if (best) best->fidelity = loo_fidelity(*best_m);
+  return best;
 }
 
 }  // namespace wb

@@ -21,8 +21,9 @@ struct SurfaceAnswer {
   std::string description;  // the fitted class (rsm/selection.hpp SurfaceClass::describe)
 };
 
-// The answer, or nullopt when no finished surface of this testbed covers `sample` (or none can be
-// fitted from what it measured). Reads the store only.
+// The answer of the finished surface of this testbed that covers `sample` with the lowest
+// leave-one-out error, or nullopt when none covers it (or none can be fitted from what it
+// measured). Reads the store only.
 std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& config, const Sample& sample);
 
 }  // namespace wb

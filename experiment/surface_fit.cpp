@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "experiment/surface_plan.hpp"
@@ -14,17 +16,20 @@ namespace wb {
 
 namespace {
 
-bool all_positive(const std::vector<std::vector<double>>& levels) {
-  return std::all_of(levels.begin(), levels.end(), [](const std::vector<double>& l) {
-    return std::all_of(l.begin(), l.end(), [](double v) { return v > 0; });
+// Whether every numeric factor's levels are positive (the log and inverse codings need it).
+bool all_positive(const std::vector<const Factor*>& factors) {
+  return std::all_of(factors.begin(), factors.end(), [](const Factor* f) {
+    return std::all_of(f->numeric_levels.begin(), f->numeric_levels.end(), [](double v) { return v > 0; });
   });
 }
 
-std::vector<Coding> codings_of(const std::vector<std::vector<double>>& levels,
-                               std::optional<CodingScale> scale) {
+// Each factor's coding: categorical ones by their levels, numeric ones on `scale` (nullopt: the
+// automatic coding).
+std::vector<Coding> codings_of(const std::vector<const Factor*>& factors, std::optional<CodingScale> scale) {
   std::vector<Coding> out;
-  out.reserve(levels.size());
-  for (const auto& l : levels) out.push_back(scale ? Coding::from_levels(l, *scale) : coding_for_levels(l));
+  out.reserve(factors.size());
+  for (const Factor* f : factors)
+    out.push_back(factor_coding(*f, scale ? std::string(to_string(*scale)) : std::string("auto")));
   return out;
 }
 
@@ -35,15 +40,19 @@ bool same_scales(const std::vector<Coding>& a, const std::vector<Coding>& b) {
   return true;
 }
 
-std::vector<Coding> spec_codings(const std::vector<std::vector<double>>& levels, const std::string& coding) {
-  if (coding == "auto") return codings_of(levels, std::nullopt);
-  return codings_of(levels, parse_coding_scale(coding));
+std::vector<std::string> names_of(const std::vector<const Factor*>& factors) {
+  std::vector<std::string> out;
+  for (const Factor* f : factors) out.push_back(f->name);
+  return out;
 }
 
 }  // namespace
 
 Anchor expectation_anchor(const Config& config, const Sample& base, const std::vector<std::string>& factors,
                           const std::vector<CalibratedDemand>& calibrations) {
+  for (const auto& name : factors) {
+    if (config.factor(name) == nullptr) throw InputError(fmt::format("the config has no factor '{}'", name));
+  }
   if (!config.model()) return {};
   // Memoized: ranking evaluates the same points for every anchored class.
   auto memo = std::make_shared<std::map<std::vector<double>, double>>();
@@ -51,7 +60,8 @@ Anchor expectation_anchor(const Config& config, const Sample& base, const std::v
     std::vector<double> key(x.data(), x.data() + x.size());
     if (auto it = memo->find(key); it != memo->end()) return it->second;
     Sample s = base;
-    for (std::size_t j = 0; j < factors.size(); ++j) s.set(factors[j], format_number(key[j]));
+    for (std::size_t j = 0; j < factors.size(); ++j)
+      s.set(factors[j], config.factor(factors[j])->axis_text(key[j]));
     double rate = 0;
     try {
       rate = expect_peak(config, s, calibrations).peak_rate;
@@ -65,14 +75,22 @@ Anchor expectation_anchor(const Config& config, const Sample& base, const std::v
   };
 }
 
-std::vector<SurfaceClass> candidate_classes(const std::vector<std::vector<double>>& levels, bool anchored) {
+std::vector<SurfaceClass> candidate_classes(const std::vector<const Factor*>& factors, bool anchored) {
   std::vector<SurfaceClass> out;
-  const std::vector<Coding> autos = codings_of(levels, std::nullopt);
-  const std::vector<Coding> linear = codings_of(levels, CodingScale::kLinear);
-  const bool positive = all_positive(levels);
+  const std::vector<Coding> autos = codings_of(factors, std::nullopt);
+  const std::vector<Coding> linear = codings_of(factors, CodingScale::kLinear);
+  const bool positive = all_positive(factors);
+  const std::vector<std::string> names = names_of(factors);
+  // Without numeric factors several polynomials have the same terms: each is ranked once.
+  std::set<std::tuple<ResponseScale, std::vector<CodingScale>, bool, std::vector<std::string>>> seen;
   auto add = [&](ResponseScale r, const std::vector<Coding>& c, std::initializer_list<ModelKind> kinds,
                  bool a) {
-    for (ModelKind k : kinds) out.push_back({k, r, c, a});
+    std::vector<CodingScale> scales;
+    for (const Coding& x : c) scales.push_back(x.scale());
+    for (ModelKind k : kinds) {
+      if (seen.emplace(r, scales, a, term_names(model_terms(k, names, c))).second)
+        out.push_back({k, r, c, a});
+    }
   };
   const auto polynomials = {ModelKind::kFirstOrder, ModelKind::kInteractions, ModelKind::kQuadratic,
                             ModelKind::kCubic};
@@ -86,21 +104,22 @@ std::vector<SurfaceClass> candidate_classes(const std::vector<std::vector<double
                     ModelKind::kQuadratic};
   // The operational laws: 1/λ* is the bottleneck's demand, near linear in 1/servers
   // (docs/decisions.md#rsm-scales).
-  const std::vector<Coding> inverse = positive ? codings_of(levels, CodingScale::kInverse) : autos;
+  const std::vector<Coding> inverse = positive ? codings_of(factors, CodingScale::kInverse) : autos;
   if (positive) add(ResponseScale::kReciprocal, inverse, polynomials, false);
   if (anchored) add(ResponseScale::kLog, autos, low, true);                       // a factor on λ*
   if (anchored && positive) add(ResponseScale::kReciprocal, inverse, low, true);  // an added demand
   return out;
 }
 
-SurfaceFit fit_measured(const std::vector<std::string>& factors,
-                        const std::vector<std::vector<double>>& levels, const SurfaceSpec& spec,
+SurfaceFit fit_measured(const std::vector<const Factor*>& factor_list, const SurfaceSpec& spec,
                         const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
                         const Anchor& anchor) {
   SurfaceFit out;
+  const std::vector<std::string> factors = names_of(factor_list);
   if (!spec.select) {
     try {
-      std::vector<Coding> codings = spec_codings(levels, spec.coding);
+      std::vector<Coding> codings;
+      for (const Factor* f : factor_list) codings.push_back(factor_coding(*f, spec.coding));
       SurfaceClass c{spec.model, spec.response, codings, false};
       out.surface.emplace(factors, codings, spec.model, natural_points, y, spec.response);
       out.description = c.describe(factors);
@@ -111,9 +130,11 @@ SurfaceFit fit_measured(const std::vector<std::string>& factors,
     }
     return out;
   }
+  std::vector<std::vector<double>> levels;
+  for (const Factor* f : factor_list) levels.push_back(f->axis_levels());
   std::vector<RankedClass> ranked =
-      rank_classes(factors, candidate_classes(levels, static_cast<bool>(anchor)), natural_points, y, anchor,
-                   full_factorial(levels));
+      rank_classes(factors, candidate_classes(factor_list, static_cast<bool>(anchor)), natural_points, y,
+                   anchor, full_factorial(levels));
   out.classes = static_cast<int>(ranked.size());
   if (ranked.empty()) {
     out.error = fmt::format(

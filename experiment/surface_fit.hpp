@@ -36,13 +36,13 @@ struct SurfaceFit {
 Anchor expectation_anchor(const Config& config, const Sample& base, const std::vector<std::string>& factors,
                           const std::vector<CalibratedDemand>& calibrations);
 
-// The candidate classes over factors with these levels: anchored ones only with an anchor.
-std::vector<SurfaceClass> candidate_classes(const std::vector<std::vector<double>>& levels, bool anchored);
+// The candidate classes over these factors (their levels fix the codings; a categorical factor
+// enters by indicators): anchored ones only with an anchor; no two with the same terms.
+std::vector<SurfaceClass> candidate_classes(const std::vector<const Factor*>& factors, bool anchored);
 
-// Fits the measured λ* `y` at `natural_points` (columns in `factors` order; `levels` the declared
-// levels per factor, which fix the codings) as `spec` says.
-SurfaceFit fit_measured(const std::vector<std::string>& factors,
-                        const std::vector<std::vector<double>>& levels, const SurfaceSpec& spec,
+// Fits the measured λ* `y` at `natural_points` (columns in `factors` order, as Factor::axis_value)
+// as `spec` says.
+SurfaceFit fit_measured(const std::vector<const Factor*>& factors, const SurfaceSpec& spec,
                         const Eigen::MatrixXd& natural_points, const Eigen::VectorXd& y,
                         const Anchor& anchor);
 

@@ -204,9 +204,9 @@ void fit_report_surface(SurfaceReport& r, const Anchor& anchor) {
     points.row(static_cast<Eigen::Index>(i)) = r.plan.candidates.row(rows[i]);
   Eigen::VectorXd yv = Eigen::Map<Eigen::VectorXd>(y.data(), static_cast<Eigen::Index>(y.size()));
   SurfaceSpec spec{r.plan.select, r.plan.model, r.plan.response, r.plan.coding};
-  std::vector<std::vector<double>> levels;
-  for (const auto& f : r.plan.factors) levels.push_back(r.config->factor(f)->numeric_levels);
-  r.fit = fit_measured(r.plan.factors, levels, spec, points, yv, anchor);
+  std::vector<const Factor*> factors;
+  for (const auto& f : r.plan.factors) factors.push_back(r.config->factor(f));
+  r.fit = fit_measured(factors, spec, points, yv, anchor);
 }
 
 SurfaceReport map_surface(const Config& config, const std::string& store_path, const MapSurfaceRequest& r,

@@ -18,6 +18,16 @@ Coding coding_for_levels(const std::vector<double>& levels) {
   return Coding::from_levels(levels, CodingScale::kLinear);
 }
 
+Coding factor_coding(const Factor& f, const std::string& coding) {
+  if (!f.numeric) return Coding::categorical(f.levels);
+  if (coding == "auto") return coding_for_levels(f.numeric_levels);
+  try {
+    return Coding::from_levels(f.numeric_levels, parse_coding_scale(coding));
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--coding: {} (factor '{}')", e.what(), f.name));
+  }
+}
+
 SurfacePlan plan_surface(const Config& config, const Sample& base, const SurfacePlanOptions& o) {
   SurfacePlan plan;
   if (o.factors.empty()) throw InputError("--factors: name at least one factor");
@@ -27,40 +37,27 @@ SurfacePlan plan_surface(const Config& config, const Sample& base, const Surface
     const Factor* f = config.factor(name);
     if (f == nullptr)
       throw InputError(fmt::format("--factors: {} declares no factor '{}'", config.file(), name));
-    if (!f->numeric)
-      throw InputError(fmt::format("--factors: factor '{}' is categorical; a surface needs numbers", name));
     if (!seen.insert(name).second)
       throw InputError(fmt::format("--factors: factor '{}' is named twice", name));
-    if (f->numeric_levels.size() < 2) {
+    if (f->levels.size() < 2) {
       throw InputError(fmt::format("--factors: factor '{}' has fewer than two levels", name));
     }
     plan.factors.push_back(name);
-    if (o.coding == "auto") {
-      plan.codings.push_back(coding_for_levels(f->numeric_levels));
-    } else {
-      CodingScale scale = CodingScale::kLinear;
-      try {
-        scale = parse_coding_scale(o.coding);
-        plan.codings.push_back(Coding::from_levels(f->numeric_levels, scale));
-      } catch (const InputError& e) {
-        throw InputError(fmt::format("--coding: {} (factor '{}')", e.what(), name));
-      }
-    }
-    levels.push_back(f->numeric_levels);
+    plan.codings.push_back(factor_coding(*f, o.coding));
+    levels.push_back(f->axis_levels());
   }
   plan.model = o.model;
   plan.response = o.response;
   plan.coding = o.coding;
   plan.select = o.select;
-  plan.terms = model_terms(o.model, plan.factors);
+  plan.terms = model_terms(o.model, plan.factors, plan.codings);
   plan.candidates = full_factorial(levels);
   plan.coded = code_points(plan.candidates, plan.codings);
   for (Eigen::Index r = 0; r < plan.candidates.rows(); ++r) {
     Sample s = base;
     for (std::size_t j = 0; j < plan.factors.size(); ++j) {
       const Factor* f = config.factor(plan.factors[j]);
-      s.set(f->name,
-            f->levels[*f->find_level(format_number(plan.candidates(r, static_cast<Eigen::Index>(j))))]);
+      s.set(f->name, f->axis_text(plan.candidates(r, static_cast<Eigen::Index>(j))));
     }
     plan.samples.push_back(std::move(s));
   }

@@ -1,7 +1,8 @@
 #pragma once
 // Choosing and ordering the samples of a response surface [003 Alg. 1 Step 2, §4, §5.3.2]: the full
-// factorial of the chosen numeric factors' levels (others at the base sample's) or a D-optimal subset
-// for the model and coding, in a nearest-neighbour tour so seeding [003 §3.7] helps. Pure; thread-safe.
+// factorial of the chosen factors' levels (a categorical factor's by index) (others at the base sample's) or
+// a D-optimal subset for the model and coding, in a nearest-neighbour tour so seeding [003 §3.7] helps. Pure;
+// thread-safe.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,7 +19,7 @@
 namespace wb {
 
 struct SurfacePlanOptions {
-  std::vector<std::string> factors;         // numeric factors of the config, at least one, no repeats
+  std::vector<std::string> factors;         // factors of the config, at least one, no repeats
   std::string design = "dopt";              // "full" | "dopt"
   int points = 0;                           // dopt: N; 0 = the number of model terms + 2
   std::uint64_t seed = 1;                   // of the exchange algorithm's random starts
@@ -49,7 +50,12 @@ struct SurfacePlan {
 // threads cannot), else linear.
 Coding coding_for_levels(const std::vector<double>& levels);
 
-// Builds the plan. InputError naming the option for an unknown, categorical or repeated factor,
+// The coding of a factor in a surface: a categorical factor's levels (Coding::categorical), else
+// coding_for_levels for "auto" or the scale named (InputError naming --coding where the levels do
+// not allow it).
+Coding factor_coding(const Factor& f, const std::string& coding);
+
+// Builds the plan. InputError naming the option for an unknown or repeated factor,
 // an unknown design kind or coding, a coding the levels do not allow (log or inverse with a level
 // <= 0), or N outside [terms, candidates].
 SurfacePlan plan_surface(const Config& config, const Sample& base, const SurfacePlanOptions& options);

@@ -22,6 +22,7 @@ const char* to_string(CodingScale scale) {
     case CodingScale::kLinear: return "linear";
     case CodingScale::kLog: return "log";
     case CodingScale::kInverse: return "inverse";
+    case CodingScale::kCategorical: return "categorical";
   }
   return "?";
 }
@@ -30,7 +31,7 @@ namespace {
 
 // x on the coding scale; InputError for x <= 0 on the log and inverse scales.
 double to_scale(CodingScale scale, double x) {
-  if (scale == CodingScale::kLinear) return x;
+  if (scale == CodingScale::kLinear || scale == CodingScale::kCategorical) return x;
   if (!(x > 0)) {
     throw InputError(fmt::format("{} coding: value {} is not positive", to_string(scale), x));
   }
@@ -42,6 +43,7 @@ double from_scale(CodingScale scale, double v) {
     case CodingScale::kLinear: return v;
     case CodingScale::kLog: return std::exp(v);
     case CodingScale::kInverse: return 1.0 / v;
+    case CodingScale::kCategorical: return v;
   }
   return v;
 }
@@ -52,6 +54,8 @@ Coding::Coding(double min, double max, CodingScale scale) : min_(min), max_(max)
   if (!(min < max)) {
     throw InputError(fmt::format("coding range [{}, {}]: min must be below max", min, max));
   }
+  if (scale == CodingScale::kCategorical)
+    throw InputError("coding: a categorical coding is made from its level names (Coding::categorical)");
   if (scale != CodingScale::kLinear && !(min > 0)) {
     throw InputError(
         fmt::format("{} coding of [{}, {}]: levels must be positive", to_string(scale), min, max));
@@ -69,10 +73,28 @@ Coding Coding::from_levels(const std::vector<double>& levels, CodingScale scale)
   return Coding(*lo, *hi, scale);
 }
 
-// For kInverse lo_ > hi_, so the same formula still maps min to -1 and max to +1.
-double Coding::code(double x) const { return (2.0 * to_scale(scale_, x) - (hi_ + lo_)) / (hi_ - lo_); }
+Coding Coding::categorical(std::vector<std::string> categories) {
+  if (categories.size() < 2) throw InputError("coding: a categorical factor needs at least two levels");
+  Coding c(0, static_cast<double>(categories.size() - 1));
+  c.scale_ = CodingScale::kCategorical;
+  c.categories_ = std::move(categories);
+  return c;
+}
 
-double Coding::uncode(double c) const { return from_scale(scale_, (c * (hi_ - lo_) + (hi_ + lo_)) / 2.0); }
+// For kInverse lo_ > hi_, so the same formula still maps min to -1 and max to +1.
+double Coding::code(double x) const {
+  if (scale_ == CodingScale::kCategorical) {
+    if (!(x >= 0 && x <= max_ && x == std::floor(x)))
+      throw InputError(fmt::format("categorical coding: {} is not a level index 0..{}", x, max_));
+    return x;
+  }
+  return (2.0 * to_scale(scale_, x) - (hi_ + lo_)) / (hi_ - lo_);
+}
+
+double Coding::uncode(double c) const {
+  if (scale_ == CodingScale::kCategorical) return c;
+  return from_scale(scale_, (c * (hi_ - lo_) + (hi_ + lo_)) / 2.0);
+}
 
 namespace {
 

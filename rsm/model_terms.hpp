@@ -8,6 +8,8 @@
 
 #include <Eigen/Dense>
 
+#include "rsm/coding.hpp"
+
 namespace wb {
 
 enum class ModelKind {
@@ -23,10 +25,14 @@ enum class ModelKind {
 ModelKind parse_model_kind(std::string_view text);
 const char* to_string(ModelKind kind);
 
-// One monomial: prod_j x_j^powers[j]. powers.size() is the number of factors.
+// One monomial: prod_j x_j^powers[j], times the indicators of categorical levels. powers.size() is
+// the number of factors.
 struct Term {
-  std::string name;         // "1", "disks", "disks*threads", "disks^2", "disks^2*threads"
+  std::string name;         // "1", "disks", "disks*threads", "disks^2", "disks^2*threads", "fs=xfs*disks"
   std::vector<int> powers;  // all zero for the intercept
+  // Empty, or one entry per factor: k > 0 makes the term zero unless factor j's level index is k
+  // (a categorical factor, coded as its index: rsm/coding.hpp).
+  std::vector<int> indicator;
 
   bool operator==(const Term&) const = default;
 };
@@ -35,6 +41,15 @@ struct Term {
 // kCubic cubes, F_i²F_j (i != j) and F_iF_jF_k (i<j<k), each group in factor (lexicographic) order;
 // 10 terms for two factors. InputError if names is empty, or a name is empty or repeated.
 std::vector<Term> model_terms(ModelKind kind, const std::vector<std::string>& factor_names);
+
+// The terms of `kind` when some factors are categorical (codings[j].categorical()): the polynomial
+// over the numeric factors, then for each categorical factor one indicator per level but the
+// first, and from kInteractions on, each indicator times every numeric factor and every other
+// factor's indicators — each level shifts and tilts the surface; curvature is shared. Without a
+// categorical factor, the same as model_terms(kind, factor_names). InputError as above, or if the
+// counts differ.
+std::vector<Term> model_terms(ModelKind kind, const std::vector<std::string>& factor_names,
+                              const std::vector<Coding>& codings);
 
 // Just the names of the terms, in order (for reports).
 std::vector<std::string> term_names(const std::vector<Term>& terms);

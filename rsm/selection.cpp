@@ -17,6 +17,7 @@ std::string coded_name(const std::string& factor, CodingScale scale) {
     case CodingScale::kLinear: return factor;
     case CodingScale::kLog: return "log(" + factor + ")";
     case CodingScale::kInverse: return "1/" + factor;
+    case CodingScale::kCategorical: return "per " + factor;
   }
   return factor;
 }
@@ -58,7 +59,7 @@ std::vector<RankedClass> rank_classes(const std::vector<std::string>& factor_nam
   std::vector<RankedClass> ranked;
   for (const SurfaceClass& c : candidates) {
     if (c.anchored && !anchor) continue;
-    const auto k = static_cast<int>(model_terms(c.kind, factor_names).size());
+    const auto k = static_cast<int>(model_terms(c.kind, factor_names, c.codings).size());
     if (n - k < 2) continue;
     try {
       Surface s(factor_names, c.codings, c.kind, natural_points, y, c.response,

@@ -28,7 +28,7 @@ Surface::Surface(std::vector<std::string> factor_names, std::vector<Coding> codi
     throw InputError(fmt::format("surface: {} points but {} values", natural_points.rows(), y.size()));
   for (Eigen::Index i = 0; anchor_ && i < natural_points.rows(); ++i)
     offsets_(i) = offset_at(natural_points.row(i));
-  fit_ = fit_surface(model_terms(kind_, factor_names_), code_points(natural_points, codings_),
+  fit_ = fit_surface(model_terms(kind_, factor_names_, codings_), code_points(natural_points, codings_),
                      to_response(response_, y) - offsets_);
 }
 

@@ -128,6 +128,67 @@ TEST_CASE("map-surface chooses its class by default: anchored to a [model] that 
   CHECK(query(store, "SELECT COUNT(*) FROM surfaces") == std::vector<std::string>{"1"});
 }
 
+TEST_CASE("a surface over a categorical factor: measured per level, predicted between the thread levels") {
+  // configs/sim-fs.toml: the filesystem (ext4, xfs, btrfs) changes the disks' and CPUs' work.
+  fs::path dir = temp_dir("map_surface_cli", "categorical");
+  const std::string config = std::string(WB_SOURCE_DIR) + "/configs/sim-fs.toml";
+  const std::string store = (dir / "w.db").string();
+  auto r =
+      workbench({"map-surface", "--config", config, "--store", store, "--factors", "threads,fs", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["status"] == "done");
+  REQUIRE(j["samples"].size() == 21);
+  std::map<std::string, int> measured;
+  for (const auto& s : j["samples"]) {
+    REQUIRE(s["sample"]["fs"].is_string());
+    REQUIRE(s["predicted"].is_number());
+    if (s["measured"].get<bool>()) {
+      ++measured[s["sample"]["fs"].get<std::string>()];
+      CHECK(s["predicted"].get<double>() == Approx(s["peak_rate"].get<double>()).epsilon(0.10));
+    }
+  }
+  CHECK(measured.size() == 3);
+  REQUIRE(j["fit"].is_object());
+  INFO(j["fit"].dump());
+  REQUIRE(j["fit"]["cv_mape"].is_number());
+  CHECK(j["fit"]["cv_mape"].get<double>() < 10);
+
+  // A fixed class without the anchor gives each filesystem its own intercept and slope: its
+  // design measures every level again, from the searches above where it can.
+  auto fixed = workbench({"map-surface", "--config", config, "--store", store, "--factors", "threads,fs",
+                          "--model", "interactions", "--response", "log", "--json"});
+  INFO(fixed.err);
+  REQUIRE(fixed.exit_code == 0);
+  auto jf = nlohmann::json::parse(fixed.out);
+  CHECK(jf["fit"]["terms"] ==
+        nlohmann::json({"1", "threads", "fs=xfs", "fs=btrfs", "fs=xfs*threads", "fs=btrfs*threads"}));
+  CHECK(jf["fit"]["class"].get<std::string>().find("per fs") != std::string::npos);
+  CHECK(jf["this_run"]["searches_reused"].get<int>() >= 1);
+
+  // whatif answers from the surface at a level and a thread count nobody measured, and the answer
+  // is near the simulation's truth there.
+  for (const std::string set : {"fs=btrfs,threads=12", "fs=xfs,threads=3"}) {
+    auto w = workbench({"whatif", "--config", config, "--store", store, "--set", set, "--json"});
+    REQUIRE(w.exit_code == 0);
+    auto t = workbench({"sim", "truth", "--config", config, "--store", store, "--set", set, "--json"});
+    REQUIRE(t.exit_code == 0);
+    const double truth = nlohmann::json::parse(t.out)["peak_rate"].get<double>();
+    const auto answers = nlohmann::json::parse(w.out)["answers"];
+    std::optional<double> surface;
+    for (const auto& a : answers)
+      if (a["source"] == "surface") surface = a["value"].get<double>();
+    INFO(set << ": truth " << truth << "\n" << w.out);
+    REQUIRE(surface);
+    CHECK(*surface == Approx(truth).epsilon(0.10));
+  }
+  // A level the factor does not declare is an input error naming it.
+  auto bad = workbench({"whatif", "--config", config, "--store", store, "--set", "fs=zfs", "--json"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("zfs") != std::string::npos);
+}
+
 TEST_CASE("a surface with a sample whose search found no λ* is incomplete: exit 1, and it says which") {
   fs::path dir = temp_dir("map_surface_cli", "incomplete");
   // Six loads are too few for most searches here: they end not-found.

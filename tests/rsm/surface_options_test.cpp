@@ -2,6 +2,7 @@
 // the surface's params key (resume) and the --json report.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "controller/surface_report.hpp"
@@ -137,6 +138,54 @@ TEST_CASE("model options round-trip through the params key and the JSON report",
                          : std::stod(s["sample"]["threads"].get<std::string>());
     CHECK(s["predicted"].get<double>() == Approx(1.0 / (0.002 + 0.012 / d + 0.015 / t)));
   }
+}
+
+TEST_CASE("a categorical factor: a D-optimal design over its levels and a fit per level",
+          "[rsm][map-surface]") {
+  const wb::Config config = wb::Config::load(std::string(WB_SOURCE_DIR) + "/configs/sim-fs.toml");
+  wb::SurfacePlanOptions o{{"threads", "fs"}, "dopt", 0, 1};
+  o.select = true;
+  wb::SurfaceReport report;
+  report.config = &config;
+  report.plan = wb::plan_surface(config, config.default_sample(), o);
+  const wb::SurfacePlan& plan = report.plan;
+  REQUIRE(plan.candidates.rows() == 7 * 3);
+  CHECK(plan.codings[1].categorical());
+  // Quadratic in threads, an indicator per filesystem but the first and its slope: 7 terms, 9 points.
+  CHECK(plan.terms.size() == 7);
+  REQUIRE(plan.tour.size() == 9);
+  std::map<std::string, int> per_level;
+  for (Eigen::Index row : plan.tour) ++per_level[plan.samples[static_cast<std::size_t>(row)].value("fs")];
+  // Every level is measured, at two thread counts at least (its intercept and slope).
+  REQUIRE(per_level.size() == 3);
+  for (const auto& [level, n] : per_level) CHECK(n >= 2);
+
+  // λ* = 1 / (a_fs + 0.015/threads): each filesystem shifts the throughput bound.
+  const std::map<std::string, double> a{{"ext4", 0.006}, {"xfs", 0.0045}, {"btrfs", 0.0085}};
+  int position = 0;
+  for (Eigen::Index row : plan.tour) {
+    wb::PointOutcome p;
+    p.position = position++;
+    p.search_id = position;
+    p.status = wb::store::SearchState::kFound;
+    const wb::Sample& s = plan.samples[static_cast<std::size_t>(row)];
+    p.peak_rate = 1.0 / (a.at(s.value("fs")) + 0.015 / s.numeric("threads"));
+    report.run.points.push_back(p);
+  }
+  wb::fit_report_surface(report);
+  REQUIRE(report.fit.surface);
+  INFO(report.fit.description);
+  CHECK(report.fit.description.find("per fs") != std::string::npos);
+  REQUIRE(report.fit.cv_mape);
+  CHECK(*report.fit.cv_mape < 1e-6);
+  // Every candidate, measured or not, is predicted: a level's other thread counts included.
+  const Eigen::VectorXd predicted = report.fit.surface->predict_values(plan.candidates);
+  for (Eigen::Index row = 0; row < plan.candidates.rows(); ++row) {
+    const wb::Sample& s = plan.samples[static_cast<std::size_t>(row)];
+    CHECK(predicted(row) == Approx(1.0 / (a.at(s.value("fs")) + 0.015 / s.numeric("threads"))).epsilon(1e-6));
+  }
+  nlohmann::json j = wb::surface_json(report);
+  CHECK(j["samples"][0]["sample"]["fs"].is_string());
 }
 
 TEST_CASE("bad model options are input errors naming the option", "[rsm][map-surface]") {

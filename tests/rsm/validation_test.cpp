@@ -32,7 +32,7 @@ TEST_CASE("LOO MAPE of a line fit matches the hand computation both ways", "[rsm
 TEST_CASE("LOO MAPE of the mean model matches the hand computation", "[rsm][validation]") {
   // Intercept only on y = 2 4 6 8: each LOO prediction is the mean of the other three
   // (6, 16/3, 14/3, 4): errors 2, 1/3, 2/9, 1/2 relative; MAPE = 27.5/36 = 76.39%.
-  const std::vector<wb::Term> mean_only{{"1", {0}}};
+  const std::vector<wb::Term> mean_only{{"1", {0}, {}}};
   const Eigen::MatrixXd x = (Eigen::MatrixXd(4, 1) << 0, 1, 2, 3).finished();
   const Eigen::VectorXd y = (Eigen::VectorXd(4) << 2, 4, 6, 8).finished();
   const wb::Fit f = wb::fit_surface(mean_only, x, y);
