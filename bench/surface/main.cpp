@@ -11,10 +11,14 @@
 // Figures and what they showed: bench/surface/RESULTS.txt. bench/surface/contention.toml is
 // configs/sim.toml with a deviation its [model] lacks.
 //
-// Usage: bench_surface [--config F] [--truth-cache PATH]
+//  5. (--system F, repeatable, instead of 1-4) --model auto with default flags on other systems:
+//     every factor of F, numeric or categorical, MAPE against the truth of every sample.
+//
+// Usage: bench_surface [--config F] [--truth-cache PATH] [--system F]...
 //   --truth-cache  a workbench store that caches the true λ* (the same cache as `workbench sim truth`);
 //                  default /tmp/wb_bench_surface_truth.db. Computing the 32 truths takes a few minutes.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <unistd.h>
 #include <chrono>
@@ -155,13 +159,49 @@ AutoScored score_auto(const Config& config, const SurfacePlan& plan, const std::
     pts.row(static_cast<Eigen::Index>(i)) = plan.candidates.row(tour[i]);
     y(static_cast<Eigen::Index>(i)) = peaks[i];
   }
-  std::vector<std::vector<double>> levels;
-  for (const auto& f : plan.factors) levels.push_back(config.factor(f)->numeric_levels);
+  std::vector<const Factor*> factors;
+  for (const auto& f : plan.factors) factors.push_back(config.factor(f));
   Anchor anchor = anchored ? expectation_anchor(config, config.default_sample(), plan.factors, {}) : Anchor{};
-  AutoScored a{fit_measured(plan.factors, levels, SurfaceSpec{}, pts, y, anchor)};
+  AutoScored a{fit_measured(factors, SurfaceSpec{}, pts, y, anchor)};
   if (!a.fit.surface) throw Error(a.fit.error);
   a.mape_all = mape(truth, a.fit.surface->predict_values(plan.candidates));
   return a;
+}
+
+// 5. --model auto with default flags on systems other than the one above: every factor of the
+// config, D-optimal designs of the quadratic's terms + 2, + 5 and + 8 points, MAPE over every
+// sample against the simulated truth, with the [model] anchor (the default) and without.
+void other_system(const std::string& path, const std::string& cache) {
+  Config config = Config::load(path);
+  fs::path dir = fs::temp_directory_path() / fmt::format("wb_bench_surface_{}_{}", config.name(), getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Bench bench{config, dir};
+  std::vector<std::string> factors;
+  for (const Factor& f : config.factors()) factors.push_back(f.name);
+  SurfacePlan full = plan_surface(config, config.default_sample(), {factors, "full", 0, 1});
+  auto t0 = Clock::now();
+  Eigen::VectorXd truth = true_peaks(config, full, cache);
+  fmt::print("\n{} ({}): {} samples over {}; truths in {:.0f} s\n", config.name(), path,
+             full.candidates.rows(), fmt::join(factors, " x "), seconds_since(t0));
+  fmt::print("{:>8} {:>9} {:>10} {:>12} {:>8}  {}\n", "points", "anchor", "MAPE-all", "reported CV",
+             "CV/MAPE", "chosen class");
+  SurfacePlanOptions o{factors, "dopt", 0, 1};
+  o.select = true;
+  const auto terms = static_cast<int>(plan_surface(config, config.default_sample(), o).terms.size());
+  for (int n : {terms + 2, terms + 5, terms + 8}) {
+    o.points = n;
+    SurfacePlan plan = plan_surface(config, config.default_sample(), o);
+    SurfaceRun r = bench.run(plan, plan.tour, false, 1);
+    for (bool anchored : {true, false}) {
+      if (anchored && !config.model()) continue;
+      AutoScored a = score_auto(config, plan, plan.tour, found_peaks(r), truth, anchored);
+      const double cv = a.fit.cv_mape.value_or(-1);
+      fmt::print("{:>8} {:>9} {:>9.1f}% {:>11.1f}% {:>8.2f}  {}\n", n, anchored ? "[model]" : "none",
+                 a.mape_all, cv, cv / a.mape_all, a.fit.description);
+    }
+  }
+  fs::remove_all(dir);
 }
 
 std::string loo_text(std::optional<double> loo) {
@@ -173,17 +213,27 @@ std::string loo_text(std::optional<double> loo) {
 int main(int argc, char** argv) {
   std::string config_path = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
   std::string cache = "/tmp/wb_bench_surface_truth.db";
+  std::vector<std::string> systems;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc)
       config_path = argv[++i];
+    else if (std::strcmp(argv[i], "--system") == 0 && i + 1 < argc)
+      systems.emplace_back(argv[++i]);
     else if (std::strcmp(argv[i], "--truth-cache") == 0 && i + 1 < argc)
       cache = argv[++i];
     else {
-      fmt::print(stderr, "usage: bench_surface [--config F] [--truth-cache PATH]\n");
+      fmt::print(stderr, "usage: bench_surface [--config F] [--truth-cache PATH] [--system F]...\n");
       return 2;
     }
   }
   try {
+    if (!systems.empty()) {
+      fmt::print(
+          "5. --model auto, default flags, on other systems: MAPE over every sample vs the simulated truth "
+          "[003 Table 4: DB_TP 14/14/15%, Web 9/9/9%, Mail 3.3/2.8/2.7%; goal <= 8%, CV within 2x]\n");
+      for (const std::string& p : systems) other_system(p, cache);
+      return 0;
+    }
     Config config = Config::load(config_path);
     fs::path dir = fs::temp_directory_path() / fmt::format("wb_bench_surface_{}", getpid());
     fs::remove_all(dir);
