@@ -297,7 +297,7 @@ void ZCart::index_nodes() {
     steps_[i] = Step{nd.threshold, nd.attr, nd.left, nd.right, nd.left_cats.empty() ? 0 : 1};
     if (nd.attr >= 0 && nd.left_cats.empty()) {
       std::size_t at = threshold_text_.size();
-      fmt::format_to(std::back_inserter(threshold_text_), "{}", nd.threshold);
+      fmt::format_to(std::back_inserter(threshold_text_), "{:.6g}", nd.threshold);
       threshold_at_[i] = {static_cast<std::uint32_t>(at),
                           static_cast<std::uint32_t>(threshold_text_.size() - at)};
     }

@@ -85,12 +85,20 @@ class ZCartBuilder {
     if (s.attr != nd.attr) return false;
     if (s.attr < 0) return true;
     if (s.left_cats.empty())
-      return nd.left_cats.empty() && bin_upper_[static_cast<std::size_t>(s.attr)][s.bin] == nd.threshold;
+      return nd.left_cats.empty() && threshold(s) == nd.threshold;
     return s.left_cats == nd.left_cats;
   }
 
  private:
   std::uint32_t table_row(std::uint32_t local) const { return ids_.empty() ? local : ids_[local]; }
+
+  // A numeric split's threshold: midway between the largest value that goes left and the smallest
+  // that goes right, as rpart and scikit-learn place it, so a value between two observed levels
+  // goes to the nearer one's side (docs/decisions.md#zcart).
+  double threshold(const Split& s) const {
+    const auto a = static_cast<std::size_t>(s.attr);
+    return 0.5 * (bin_upper_[a][s.bin] + bin_lower_[a][s.next]);
+  }
 
   // Sort rows by (hash of content, content): identical multisets give identical orders.
   void canonical_order() {
@@ -118,6 +126,7 @@ class ZCartBuilder {
   void make_bins() {
     std::vector<std::vector<std::uint32_t>> bin_of_code(a_);
     bin_upper_.resize(a_);
+    bin_lower_.resize(a_);
     offset_.resize(a_ + 1);
     std::vector<std::vector<std::uint32_t>> count(a_);
     for (std::size_t a = 0; a < a_; ++a) {
@@ -152,9 +161,12 @@ class ZCartBuilder {
                                                static_cast<std::size_t>(opt_.max_bins));
       std::uint64_t in_bin = 0;
       auto& up = bin_upper_[a];
+      auto& low = bin_lower_[a];
       up.clear();
+      low.clear();
       for (std::size_t i = 0; i < present.size(); ++i) {
         boc[present[i]] = static_cast<std::uint32_t>(up.size());
+        if (low.size() == up.size()) low.push_back(dict[present[i]]);
         in_bin += count[a][present[i]];
         if (in_bin >= per_bin || i + 1 == present.size()) {
           up.push_back(dict[present[i]]);
@@ -364,7 +376,6 @@ class ZCartBuilder {
       t_.finish_leaf(t_.nodes_[id]);
       return;
     }
-    std::size_t a = static_cast<std::size_t>(s.attr);
     bool count = root_buckets_ > 0 && e - b > kSmall;
     std::size_t mid = width_ == 1   ? partition_as<std::uint8_t>(b, e, s, count)
                       : width_ == 2 ? partition_as<std::uint16_t>(b, e, s, count)
@@ -373,7 +384,7 @@ class ZCartBuilder {
     {
       ZCart::Node& nd = t_.nodes_[id];
       nd.attr = s.attr;
-      nd.threshold = s.left_cats.empty() ? bin_upper_[a][s.bin] : 0;
+      nd.threshold = s.left_cats.empty() ? threshold(s) : 0;
       nd.left_cats = std::move(s.left_cats);
       nd.n = n;
       nd.rows.clear();
@@ -433,7 +444,8 @@ class ZCartBuilder {
   std::vector<std::uint16_t> bins16_;
   std::vector<std::uint32_t> bins32_;
   std::size_t width_ = 1;
-  std::vector<std::vector<double>> bin_upper_;
+  std::vector<std::vector<double>> bin_upper_;  // the largest value in each numeric bin
+  std::vector<std::vector<double>> bin_lower_;  // the smallest
   std::vector<std::size_t> offset_;
   std::size_t total_bins_ = 0;
   SplitSearch search_;  // reads offset_, filled by make_bins()

@@ -45,7 +45,11 @@ Split SplitSearch::best_split(const std::vector<Bin>& h, const Bin& p) const {
         Bin r{p.n - l.n, p.s - l.s, p.s2 - l.s2};
         if (r.n < min_leaf) break;
         double g = gain(l, r, p);
-        if (g > best.gain) best = Split{g, static_cast<int>(a), static_cast<std::uint32_t>(k), {}};
+        if (g > best.gain) {
+          std::size_t next = k + 1;
+          while (hb[next].n == 0) ++next;  // r.n > 0: some bin above k has rows
+          best = Split{g, static_cast<int>(a), static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(next), {}};
+        }
       }
       continue;
     }
@@ -64,7 +68,7 @@ Split SplitSearch::best_split(const std::vector<Bin>& h, const Bin& p) const {
       if (r.n < min_leaf) break;
       double g = gain(l, r, p);
       if (g > best.gain) {
-        best = Split{g, static_cast<int>(a), 0, std::vector<std::uint8_t>(nb, 0)};
+        best = Split{g, static_cast<int>(a), 0, 0, std::vector<std::uint8_t>(nb, 0)};
         for (std::size_t j = 0; j <= i; ++j) best.left_cats[cats[j]] = 1;
       }
     }

@@ -18,6 +18,7 @@ struct Split {
   double gain = 0;
   int attr = -1;
   std::uint32_t bin = 0;                // numeric: bins <= bin go left
+  std::uint32_t next = 0;               // numeric: the node's first non-empty bin above `bin`
   std::vector<std::uint8_t> left_cats;  // categorical
 };
 

@@ -84,11 +84,12 @@ TEST_CASE("a deviation that follows threads per disk is learned as a split on th
     }
   }
   INFO(tree.describe());
-  // One split, on the derived attribute, at the boundary.
+  // One split, on the derived attribute, at the boundary: midway between 8 and the next ratio
+  // measured above it, 32 threads on 3 disks.
   REQUIRE(tree.node_count() == 3);
   CHECK(tree.nodes()[0].attr == static_cast<int>(ratio_at));
-  CHECK(tree.nodes()[0].threshold == 8);
-  CHECK(tree.describe().find("nfsd_per_disk > 8") != std::string::npos);
+  CHECK(tree.nodes()[0].threshold == Approx((8 + 32.0 / 3) / 2));
+  CHECK(tree.describe().find("nfsd_per_disk > 9.33333") != std::string::npos);
 
   // Unmeasured samples: their attributes come from the config and the model alone.
   for (const auto& key : unmeasured) {
@@ -98,7 +99,7 @@ TEST_CASE("a deviation that follows threads per disk is learned as a split on th
     const double expected = (*v)[peak_at];
     ZCartPrediction p = tree.predict(*v, expected);
     INFO(key);
-    CHECK(p.rule == ((*v)[ratio_at] > 8 ? "nfsd_per_disk > 8" : "nfsd_per_disk <= 8"));
+    CHECK(p.rule == ((*v)[ratio_at] > 8 ? "nfsd_per_disk > 9.33333" : "nfsd_per_disk <= 9.33333"));
     CHECK(p.value == Approx(truth(*v, expected, ratio_at)).epsilon(1e-12));
   }
 

@@ -45,8 +45,8 @@ struct Candidate {
   std::vector<std::uint8_t> left_cats;  // categorical
 };
 
-// The direct computation for one node's rows. Numeric: every value present but the largest is a
-// threshold. Categorical: see below.
+// The direct computation for one node's rows. Numeric: midway between each two adjacent values
+// present is a threshold. Categorical: see below.
 std::vector<Candidate> candidates(const std::vector<Attribute>& schema, const ZCartOptions& opt,
                                   const std::vector<const Observation*>& rows, Sums* parent) {
   std::vector<double> y(rows.size());
@@ -79,7 +79,7 @@ std::vector<Candidate> candidates(const std::vector<Attribute>& schema, const ZC
       values.erase(std::unique(values.begin(), values.end()), values.end());
       for (std::size_t k = 0; k + 1 < values.size(); ++k)
         consider(static_cast<int>(a), [&](const Observation& o) { return o.values[a] <= values[k]; },
-                 values[k], {});
+                 0.5 * (values[k] + values[k + 1]), {});
       continue;
     }
     // Categorical [CART]: the present categories ordered by mean target (ties by index); the
