@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <map>
+#include <string>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -15,14 +17,25 @@ std::optional<std::vector<double>> encode_sample(const Config& config, const Sam
 
 std::vector<Observation> zcart_observations(const ZCartAttributes& attributes,
                                             const std::vector<MeasuredVsExpected>& rows) {
+  // One observation per sample: a sample measured twice (a probe and a surface point, a repeated
+  // peak) is one piece of evidence, not two that agree perfectly. Its λ* is the geometric mean.
   std::vector<Observation> observations;
+  std::map<std::string, std::pair<std::size_t, int>> index;  // sample -> (observation, searches)
   for (const auto& r : rows) {
     if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
         !r.expectation->peak_rate)
       continue;
     if (!(*r.search.peak_rate > 0) || !(*r.expectation->peak_rate > 0)) continue;
+    const std::string key = r.search.sample.key();
+    if (auto it = index.find(key); it != index.end()) {
+      Observation& o = observations[it->second.first];
+      const int k = ++it->second.second;
+      o.observed = std::exp((std::log(o.observed) * (k - 1) + std::log(*r.search.peak_rate)) / k);
+      continue;
+    }
     auto values = attributes.encode(r.search.sample);
     if (!values) continue;
+    index.emplace(key, std::make_pair(observations.size(), 1));
     observations.push_back(Observation{*values, *r.expectation->peak_rate, *r.search.peak_rate});
   }
   return observations;
@@ -180,8 +193,8 @@ std::optional<ZCart> current_zcart(store::Store& store, const Config& config, co
     ++candidates;
   }
   if (tree->observation_count() == candidates) return tree;
+  // Fewer held than searches: new samples, or a sample measured again (its merged λ* moved).
   std::vector<Observation> obs = zcart_observations(attributes, rows);
-  if (tree->observation_count() == obs.size()) return tree;
   return brought_up_to_date(std::move(tree), attributes, obs, persisted_zcart_options(probing)).tree;
 }
 

@@ -31,8 +31,8 @@ std::vector<Attribute> zcart_schema(const Config& config);
 // (known) level of some factor or the model gives it no finite λ*. For many samples, build one
 // ZCartAttributes and call its encode().
 std::optional<std::vector<double>> encode_sample(const Config& config, const Sample& sample);
-// Found searches with an expectation and encodable attributes, as tree observations, in `rows`'
-// order.
+// Found searches with an expectation and encodable attributes, as tree observations, one per
+// sample (the geometric mean of its searches' λ*), in the order of each sample's first search.
 std::vector<Observation> zcart_observations(const ZCartAttributes& attributes,
                                             const std::vector<MeasuredVsExpected>& rows);
 std::vector<Observation> zcart_observations(const Config& config,

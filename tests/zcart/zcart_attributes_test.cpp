@@ -12,10 +12,14 @@
 #include <sstream>
 
 #include "core/config.hpp"
+#include "core/search_result.hpp"
+#include "experiment/expectation_record.hpp"
+#include "experiment/expectation_zcart.hpp"
 #include "experiment/zcart_attributes.hpp"
 #include "models/mismatch.hpp"
 #include "models/probe_plan.hpp"
 #include "models/zcart.hpp"
+#include "store/store.hpp"
 
 using namespace wb;
 namespace fs = std::filesystem;
@@ -205,4 +209,59 @@ TEST_CASE("mix files that cannot be read leave out only the mix attributes") {
                                                                "bottleneck_util", "workers_per_disk"});
   CHECK(attributes.encode(parse_sample("mix=mail,cpus=0-1,threads=16,disks=4", config.factors(), Sample{})));
   fs::remove_all(dir.parent_path());
+}
+
+TEST_CASE("a sample measured twice is one Z-CART observation at the geometric mean of its λ*") {
+  Config config = Config::load(kSource + "/configs/sim.toml");
+  const fs::path dir = fs::temp_directory_path() / ("wb_zcart_dup_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    store::Store store((dir / "w.db").string());
+    // disks=1,threads=64 twice (a surface point and a probe), disks=4,threads=8 once.
+    auto found = [&](const Sample& s, double measured, double expected) {
+      store::SearchRecord rec;
+      rec.testbed = config.name();
+      rec.sample = s;
+      rec.policy = "binsearch";
+      rec.options_json = "{}";
+      const std::int64_t id = store.begin_search(rec);
+      SearchResult r;
+      r.status = SearchStatus::kFound;
+      r.peak_rate = measured;
+      store.finish_search(id, r);
+      store::Store::ExpectationRow e;
+      e.search_id = id;
+      e.peak_rate = expected;
+      store.put_expectation(e);
+    };
+    found(sample("1", "64"), 50, 80);
+    found(sample("4", "8"), 190, 200);
+    found(sample("1", "64"), 72, 80);
+    const std::vector<Observation> obs =
+        zcart_observations(config, measured_vs_expected(store, config.name()));
+    REQUIRE(obs.size() == 2);
+    CHECK(obs[0].observed == Approx(std::sqrt(50.0 * 72.0)));
+    CHECK(obs[0].expected == 80);
+    CHECK(obs[1].observed == 190);
+
+    // The persisted tree counts the sample once, and a third search of it moves its λ*: the tree
+    // brought up to date holds the new mean, not the stale one.
+    ZCartOptions options;
+    options.min_leaf = 1;
+    ZCart tree = update_zcart(store, config, options).tree;
+    CHECK(tree.observation_count() == 2);
+    found(sample("1", "64"), 40, 80);
+    ProbeConfig probing;
+    probing.tolerance = options.tolerance;
+    probing.min_leaf = 1;
+    std::optional<ZCart> now =
+        current_zcart(store, config, probing, measured_vs_expected(store, config.name()));
+    REQUIRE(now);
+    CHECK(now->observation_count() == 2);
+    std::optional<std::vector<double>> v = encode_sample(config, sample("1", "64"));
+    REQUIRE(v);
+    CHECK(now->predict(*v, 80).value == Approx(std::cbrt(50.0 * 72.0 * 40.0)));
+  }
+  fs::remove_all(dir);
 }
