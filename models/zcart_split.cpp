@@ -84,8 +84,7 @@ class ZCartBuilder {
     Split s = search_.choose(h, order_.size(), depth);
     if (s.attr != nd.attr) return false;
     if (s.attr < 0) return true;
-    if (s.left_cats.empty())
-      return nd.left_cats.empty() && threshold(s) == nd.threshold;
+    if (s.left_cats.empty()) return nd.left_cats.empty() && threshold(s) == nd.threshold;
     return s.left_cats == nd.left_cats;
   }
 

@@ -48,7 +48,8 @@ Split SplitSearch::best_split(const std::vector<Bin>& h, const Bin& p) const {
         if (g > best.gain) {
           std::size_t next = k + 1;
           while (hb[next].n == 0) ++next;  // r.n > 0: some bin above k has rows
-          best = Split{g, static_cast<int>(a), static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(next), {}};
+          best = Split{
+              g, static_cast<int>(a), static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(next), {}};
         }
       }
       continue;
