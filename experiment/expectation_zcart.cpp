@@ -61,6 +61,7 @@ ZCartAnswer zcart_predict(const ZCart& tree, const ZCartAttributes& attributes, 
     a.high = p.value + 2 * p.spread;
   }
   a.rule = p.rule;
+  if (p.cap > 0) a.cap = p.cap;
   return a;
 }
 

@@ -21,6 +21,7 @@ struct ZCartAnswer {
   std::optional<double> fidelity;   // the leaf's observations predicted within tolerance; nullopt if n = 0
   int n = 0;                        // observations in the leaf
   std::string rule;                 // the leaf's path, e.g. "threads > 8"; "" for the root
+  std::optional<double> cap;        // the leaf caps λ* here (a bottleneck the expectation lacks)
   bool persisted = false;           // from the store's tree rather than fitted now
 };
 

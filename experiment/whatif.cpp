@@ -148,8 +148,9 @@ WhatifAnswer zcart_peak_answer(const Config& config, store::Store& store, const 
   b.fidelity_n = z.n;
   b.rule = z.rule;
   b.note = z.n == 0 ? std::string("zero training: no measured search yet, so the expectation itself")
-                    : fmt::format("leaf {} with {} measured searches{}", z.rule.empty() ? "root" : z.rule,
-                                  z.n, tree ? " (stored tree)" : "");
+                    : fmt::format("leaf {} with {} measured samples{}{}", z.rule.empty() ? "root" : z.rule,
+                                  z.n, z.cap ? fmt::format(", λ* capped at {:.1f}/s", *z.cap) : "",
+                                  tree ? " (stored tree)" : "");
   return b;
 }
 

@@ -26,6 +26,7 @@ ObservationTable::ObservationTable(std::vector<Attribute> schema)
 void ObservationTable::reserve(std::size_t rows) {
   codes_.reserve(rows * schema_.size());
   ratio_.reserve(rows);
+  expected_.reserve(rows);
 }
 
 std::uint32_t ObservationTable::add(const Observation& o) {
@@ -74,7 +75,16 @@ std::uint32_t ObservationTable::add(const double* values, double expected, doubl
     codes_.push_back(it->second);
   }
   ratio_.push_back(observed / expected);
+  expected_.push_back(expected);
   return static_cast<std::uint32_t>(ratio_.size() - 1);
+}
+
+std::uint32_t ObservationTable::restore(const double* values, double ratio, double expected) {
+  // Validated as an observation with that ratio; the ratio itself is kept bit for bit.
+  const std::uint32_t row = add(values, 1.0, ratio);
+  ratio_[row] = ratio;
+  expected_[row] = expected;
+  return row;
 }
 
 void ObservationTable::permute(const std::vector<std::uint32_t>& order) {
@@ -86,6 +96,7 @@ void ObservationTable::permute(const std::vector<std::uint32_t>& order) {
     if (done[i] || order[i] == i) continue;
     std::copy_n(&codes_[i * a], a, codes.begin());
     double ratio = ratio_[i];
+    double expected = expected_[i];
     std::size_t j = i;
     for (;;) {
       std::size_t k = order[j];
@@ -93,10 +104,12 @@ void ObservationTable::permute(const std::vector<std::uint32_t>& order) {
       if (k == i) {
         std::copy_n(codes.begin(), a, &codes_[j * a]);
         ratio_[j] = ratio;
+        expected_[j] = expected;
         break;
       }
       std::copy_n(&codes_[k * a], a, &codes_[j * a]);
       ratio_[j] = ratio_[k];
+      expected_[j] = expected_[k];
       j = k;
     }
   }
@@ -151,6 +164,50 @@ void ZCart::finish_leaf(Node& node) const {
     if (std::abs(node.correction - table_.ratio(r)) <= options_.tolerance * table_.ratio(r))
       ++node.fidelity_count;
   node.trained_n = node.n;
+  node.cap = node.cap_sd = 0;
+  choose_leaf_model(node);
+}
+
+void ZCart::choose_leaf_model(Node& node) const {
+  // Two leaf models [docs/decisions.md#zcart-leaves]: the ratio (expected x correction) and a cap
+  // (min(expected, c)): a resource the expectation lacks caps λ* whatever the expectation says.
+  // c is the geometric mean of the λ* the cap holds down (below expected by more than the
+  // tolerance). Each model is judged by its leave-one-out relative error; the cap must beat the
+  // ratio by a tenth, so a near tie keeps the paper's ratio.
+  if (node.n < 2) return;
+  const double n = static_cast<double>(node.n);
+  const double tol = options_.tolerance;
+  double sum_log_held = 0, held = 0;
+  for (auto r : node.rows) {
+    const double e = table_.expected(r);
+    if (!(e > 0) || !std::isfinite(e)) return;  // restored without expectations
+    if (table_.ratio(r) < 1 - tol) sum_log_held += std::log(table_.ratio(r) * e), ++held;
+  }
+  if (held == 0) return;
+  double loo_ratio = 0, loo_cap = 0;
+  for (auto r : node.rows) {
+    const double x = table_.ratio(r), e = table_.expected(r), o = x * e;
+    const double rest = options_.criterion == SplitCriterion::kLogRatioVariance
+                            ? std::exp((node.sum_log - std::log(x)) / (n - 1))
+                            : (node.sum_ratio - x) / (n - 1);
+    loo_ratio += std::abs(rest - x) / x;
+    const bool own = x < 1 - tol;
+    const double others = held - (own ? 1 : 0);
+    const double c = others > 0 ? std::exp((sum_log_held - (own ? std::log(o) : 0)) / others)
+                                : std::numeric_limits<double>::infinity();
+    loo_cap += std::abs(std::min(e, c) - o) / o;
+  }
+  if (!(loo_cap < 0.9 * loo_ratio)) return;
+  node.cap = std::exp(sum_log_held / held);
+  double sum = 0, sum_sq = 0;
+  node.fidelity_count = 0;
+  for (auto r : node.rows) {
+    const double o = table_.ratio(r) * table_.expected(r);
+    const double d = std::min(table_.expected(r), node.cap) - o;  // the cap's error at this row
+    sum += d, sum_sq += d * d;
+    if (std::abs(d) <= tol * o) ++node.fidelity_count;
+  }
+  node.cap_sd = std::sqrt(std::max(0.0, (sum_sq - sum * sum / n) / (n - 1)));
 }
 
 void ZCart::fit(const std::vector<Observation>& observations) {
@@ -325,7 +382,8 @@ int ZCart::leaf_of(const double* values) const {
 }
 
 double ZCart::predict_value(const double* values, double expected) const {
-  return expected * nodes_[leaf_of(values)].correction;
+  const Node& leaf = nodes_[leaf_of(values)];
+  return leaf.cap > 0 ? std::min(expected, leaf.cap) : expected * leaf.correction;
 }
 
 ZCartPrediction ZCart::predict(const std::vector<double>& values, double expected, bool with_rule) const {
@@ -340,7 +398,12 @@ ZCartPrediction ZCart::predict(const std::vector<double>& values, double expecte
   double n = static_cast<double>(leaf.n);
   p.fidelity =
       leaf.n == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(leaf.fidelity_count) / n;
-  if (leaf.n > 1) {
+  if (leaf.cap > 0) {
+    p.cap = leaf.cap;
+    p.value = std::min(expected, leaf.cap);
+    p.correction = p.value / expected;
+    p.spread = leaf.cap_sd;
+  } else if (leaf.n > 1) {
     double var = (leaf.sum_ratio_sq - leaf.sum_ratio * leaf.sum_ratio / n) / (n - 1);
     p.spread = expected * std::sqrt(std::max(0.0, var));
   }

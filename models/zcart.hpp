@@ -50,10 +50,11 @@ struct ZCartOptions {
 };
 
 struct ZCartPrediction {
-  double value = 0;       // expected * correction
-  double correction = 1;  // the leaf's learned ratio observed/expected
+  double value = 0;       // expected * correction, or min(expected, cap) in a capped leaf
+  double correction = 1;  // value / expected: the leaf's learned ratio, or what its cap makes of it
+  double cap = 0;         // > 0: the leaf is capped (a bottleneck the expectation lacks)
   double fidelity = 0;    // fraction of the leaf's observations predicted within tolerance; NaN if n = 0
-  double spread = 0;      // standard deviation of the leaf's ratios, times expected
+  double spread = 0;      // standard deviation of the leaf's ratios times expected (capped: of its errors)
   std::uint64_t n = 0;    // observations in the leaf
   std::string rule;       // e.g. "threads > 32 and disks <= 2"; "" for the root
 };
@@ -65,6 +66,8 @@ class ObservationTable {
   // Appends one row; values.size() must equal the schema size. Returns the row id.
   std::uint32_t add(const double* values, double expected, double observed);
   std::uint32_t add(const Observation& o);
+  // Appends a row from its ratio, as to_json stored it (expected NaN when it was not stored).
+  std::uint32_t restore(const double* values, double ratio, double expected);
   void reserve(std::size_t rows);
 
   std::size_t size() const { return ratio_.size(); }
@@ -75,6 +78,8 @@ class ObservationTable {
   double value_of(std::size_t attr, std::uint32_t code) const;
   double value(std::size_t row, std::size_t attr) const { return value_of(attr, code(row, attr)); }
   double ratio(std::size_t row) const { return ratio_[row]; }
+  // The expectation the row was observed against; NaN for rows restored from JSON without it.
+  double expected(std::size_t row) const { return expected_[row]; }
   const double* ratios() const { return ratio_.data(); }
   // Reorders the rows: new row i is old row order[i] (a permutation of 0..size-1). In place.
   void permute(const std::vector<std::uint32_t>& order);
@@ -85,6 +90,7 @@ class ObservationTable {
   std::vector<Attribute> schema_;
   std::vector<std::uint32_t> codes_;
   std::vector<double> ratio_;
+  std::vector<double> expected_;
   std::vector<std::vector<double>> dict_values_;
   // Value -> code: small non-negative integers (the usual factor levels) through a direct array,
   // every other value through the hash map; a value always takes the same path.
@@ -137,6 +143,10 @@ class ZCart {
     std::uint64_t n = 0;
     double sum_ratio = 0, sum_ratio_sq = 0, sum_log = 0;
     double correction = 1;
+    // Leaves only: > 0 when the leaf predicts min(expected, cap), a bottleneck the expectation
+    // lacks, because that predicted its observations better held out than the ratio
+    // (docs/decisions.md#zcart-leaves); cap_sd is the spread of the cap's errors on them.
+    double cap = 0, cap_sd = 0;
     std::uint64_t fidelity_count = 0;        // leaves only
     std::uint64_t trained_n = 0;             // n when this leaf was last (re)trained
     std::map<int, std::uint64_t> histogram;  // log-ratio band -> count, leaves only
@@ -153,6 +163,8 @@ class ZCart {
   std::string rule_of(const double* values) const;
   int band_of(double ratio) const;
   void finish_leaf(Node& node) const;
+  // Makes a finished leaf capped when that predicts its observations better held out.
+  void choose_leaf_model(Node& node) const;
   // Rebuilds the subtree at node_id (at depth `depth`) from `rows`; a former subtree's nodes stay
   // in nodes_, unreachable, until compact().
   void rebuild(int node_id, std::vector<std::uint32_t> rows, int depth);

@@ -24,7 +24,7 @@ std::string category_set(const Attribute& a, const std::vector<std::uint8_t>& le
 }
 
 std::string condition(const Attribute& a, const ZCart::Node& nd, bool left) {
-  if (nd.left_cats.empty()) return fmt::format("{} {} {}", a.name, left ? "<=" : ">", nd.threshold);
+  if (nd.left_cats.empty()) return fmt::format("{} {} {:.6g}", a.name, left ? "<=" : ">", nd.threshold);
   // Categories never seen at the split go right, so the right branch reads "not in".
   return fmt::format("{} {} {}", a.name, left ? "in" : "not in", category_set(a, nd.left_cats, true));
 }
@@ -33,6 +33,10 @@ std::string leaf_text(const ZCart::Node& nd) {
   if (nd.n == 0) return "correction=1 n=0 fidelity=undefined";
   double n = static_cast<double>(nd.n);
   double var = nd.n > 1 ? (nd.sum_ratio_sq - nd.sum_ratio * nd.sum_ratio / n) / (n - 1) : 0;
+  if (nd.cap > 0)
+    return fmt::format("cap={:.4g} n={} fidelity={}/{} ({:.1f}%) spread={:.3g} (ratio {:.4g})", nd.cap, nd.n,
+                       nd.fidelity_count, nd.n, 100.0 * static_cast<double>(nd.fidelity_count) / n, nd.cap_sd,
+                       nd.correction);
   return fmt::format("correction={:.4g} n={} fidelity={}/{} ({:.1f}%) spread={:.3g}", nd.correction, nd.n,
                      nd.fidelity_count, nd.n, 100.0 * static_cast<double>(nd.fidelity_count) / n,
                      std::sqrt(std::max(0.0, var)));
@@ -161,6 +165,7 @@ nlohmann::json ZCart::to_json(bool with_observations) const {
       else
         x["left_categories"] = nd.left_cats;
     } else {
+      if (nd.cap > 0) x["cap"] = nd.cap, x["cap_sd"] = nd.cap_sd;
       auto& hist = x["histogram"] = nlohmann::json::array();
       for (auto [band, count] : nd.histogram) hist.push_back({band, count});
     }
@@ -171,7 +176,9 @@ nlohmann::json ZCart::to_json(bool with_observations) const {
     for (std::size_t r = 0; r < table_.size(); ++r) {
       nlohmann::json values = nlohmann::json::array();
       for (std::size_t a = 0; a < table_.attributes(); ++a) values.push_back(table_.value(r, a));
-      obs.push_back({{"values", std::move(values)}, {"ratio", table_.ratio(r)}});
+      nlohmann::json o{{"values", std::move(values)}, {"ratio", table_.ratio(r)}};
+      if (std::isfinite(table_.expected(r))) o["expected"] = table_.expected(r);
+      obs.push_back(std::move(o));
     }
   }
   return j;
@@ -229,6 +236,8 @@ ZCart ZCart::from_json(const nlohmann::json& j) {
           throw InputError("zcart json: node " + std::to_string(self) +
                            " split does not match attribute kind");
       } else {
+        nd.cap = x.value("cap", 0.0);
+        nd.cap_sd = x.value("cap_sd", 0.0);
         for (const auto& hb : x.at("histogram"))
           nd.histogram[hb.at(0).get<int>()] = hb.at(1).get<std::uint64_t>();
       }
@@ -241,7 +250,8 @@ ZCart ZCart::from_json(const nlohmann::json& j) {
       for (const auto& ob : j.at("observations")) {
         values = ob.at("values").get<std::vector<double>>();
         if (values.size() != t.table_.attributes()) throw InputError("zcart json: observation size mismatch");
-        std::uint32_t r = t.table_.add(values.data(), 1.0, ob.at("ratio").get<double>());
+        std::uint32_t r = t.table_.restore(values.data(), ob.at("ratio").get<double>(),
+                                           ob.value("expected", std::numeric_limits<double>::quiet_NaN()));
         t.nodes_[t.leaf_of(values.data())].rows.push_back(r);
       }
     }
