@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ostream>
@@ -46,6 +47,42 @@ std::vector<std::int64_t> reclaim_dead_probes(store::Store& store, const Leases&
   return ids;
 }
 
+namespace {
+
+// After regular probes (their priorities are 100 per attribute rank and up).
+constexpr double kBracketPriority = 0;
+
+// Probes at the levels between a split's two sides (models/probe_plan.hpp plan_boundary_probes),
+// each tied to the newest mismatch under that split; none when no mismatch lies under it.
+void plan_bracketing_probes(store::Store& store, const Config& config, const ProbeConfig& probing,
+                            std::ostream& log, const ZCartAttributes& attributes, const ZCart& tree) {
+  std::vector<PlannedProbe> planned = plan_boundary_probes(tree, config.factors(), kBracketPriority);
+  if (planned.empty()) return;
+  const std::vector<store::Store::MismatchRow> all = store.mismatches(config.name(), false);
+  std::vector<std::pair<std::int64_t, std::vector<double>>> encoded;  // newest first
+  for (auto it = all.rbegin(); it != all.rend(); ++it)
+    if (auto v = attributes.encode(it->sample)) encoded.emplace_back(it->id, std::move(*v));
+  std::vector<store::Store::ProbeRow> rows;
+  for (const PlannedProbe& p : planned) {
+    auto m = std::find_if(encoded.begin(), encoded.end(),
+                          [&](const auto& e) { return tree.reaches(p.node, e.second.data()); });
+    if (m == encoded.end()) continue;
+    store::Store::ProbeRow row;
+    row.testbed = config.name();
+    row.mismatch_id = m->first;
+    row.sample = p.sample;
+    row.attribute = p.attribute;
+    row.priority = p.priority;
+    row.not_before = probe_not_before(probing, unix_now());
+    rows.push_back(std::move(row));
+  }
+  for (std::int64_t id : store.add_probes(rows))
+    log << fmt::format("probe {}: planned to bracket a split of Z-CART: {}\n", id,
+                       store.probe(id)->sample.key());
+}
+
+}  // namespace
+
 std::vector<std::int64_t> refine_models(store::Store& store, const Config& config, const ProbeConfig& probing,
                                         std::ostream& log, const ZCartAttributes* shared) {
   std::optional<ZCartAttributes> own;
@@ -60,15 +97,26 @@ std::vector<std::int64_t> refine_models(store::Store& store, const Config& confi
   std::vector<std::int64_t> closed;
   // Z-CART learns λ*: only λ* mismatches can be judged by it. A fixed-rate run's mismatch is a
   // mean response time at one rate (ms), and stays open for a person to look at.
-  for (const auto& m : store.mismatches(config.name(), true, store::MismatchMetric::kPeakRate)) {
+  // Every mismatch is judged by the new tree: a refit can undo what an earlier one learned, and a
+  // mismatch it closed is open again when the tree is off there once more.
+  for (const auto& m : store.mismatches(config.name(), false, store::MismatchMetric::kPeakRate)) {
     if (!attributes.encode(m.sample)) continue;
     ZCartAnswer a = zcart_predict(tree, attributes, m.sample, m.expected);
-    if (std::abs(a.value - m.measured) > probing.tolerance * m.measured) continue;
+    const bool within = std::abs(a.value - m.measured) <= probing.tolerance * m.measured;
+    if (m.status == store::MismatchState::kClosed) {
+      if (within) continue;
+      store.reopen_mismatch(m.id);
+      log << fmt::format("mismatch {} open again: Z-CART ({}) predicts {:.1f}/s, measured {:.1f}/s\n", m.id,
+                         a.rule.empty() ? "root" : a.rule, a.value, m.measured);
+      continue;
+    }
+    if (!within) continue;
     store.close_mismatch(m.id);
     closed.push_back(m.id);
     log << fmt::format("mismatch {} closed: Z-CART ({}) predicts {:.1f}/s, measured {:.1f}/s\n", m.id,
                        a.rule.empty() ? "root" : a.rule, a.value, m.measured);
   }
+  plan_bracketing_probes(store, config, probing, log, attributes, tree);
   return closed;
 }
 

@@ -55,8 +55,9 @@ int run_due_probes(store::Store& store, const ProbeRunner& runner, int max);
 std::string cancel_probe(store::Store& store, const Leases& leases, std::int64_t id);
 
 // Brings the testbed's stored Z-CART tree up to date with every stored observation (update_zcart),
-// stores it, and closes each open mismatch whose measured λ* it now predicts within the probing
-// tolerance. Returns the ids of the mismatches closed.
+// stores it, closes each open mismatch whose measured λ* it now predicts within the probing
+// tolerance and reopens each closed one it predicts outside it, and plans probes that bracket its
+// splits on factors (plan_boundary_probes). Returns the ids of the mismatches closed.
 std::vector<std::int64_t> refine_models(store::Store& store, const Config& config, const ProbeConfig& probing,
                                         std::ostream& log, const ZCartAttributes* attributes = nullptr);
 

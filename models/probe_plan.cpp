@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
+#include <set>
 
 #include "core/config_section.hpp"
 
@@ -62,6 +64,49 @@ std::vector<PlannedProbe> plan_probes(const Sample& at, const std::vector<Ranked
 
 std::int64_t probe_not_before(const ProbeConfig& config, std::int64_t now) {
   return now + static_cast<std::int64_t>(std::ceil(config.window_start_s));
+}
+
+std::vector<PlannedProbe> plan_boundary_probes(const ZCart& tree, const std::vector<Factor>& factors,
+                                               double priority) {
+  std::vector<PlannedProbe> out;
+  std::set<std::string> planned;
+  const ObservationTable& obs = tree.observations();
+  const auto& schema = tree.schema();
+  for (std::size_t j = 0; j < factors.size(); ++j)  // the factors come first, in config order
+    if (j >= schema.size() || schema[j].name != factors[j].name) return out;
+  for (std::size_t id = 0; id < tree.nodes().size(); ++id) {
+    const ZCart::Node& nd = tree.nodes()[id];
+    if (nd.attr < 0 || !nd.left_cats.empty()) continue;
+    const auto a = static_cast<std::size_t>(nd.attr);
+    if (a >= factors.size() || schema[a].name != factors[a].name || !factors[a].numeric) continue;
+    const std::vector<std::uint32_t> rows = tree.rows_under(static_cast<int>(id));
+    std::optional<std::uint32_t> at_lo, at_hi;  // a row with the largest value left, the smallest right
+    for (std::uint32_t r : rows) {
+      const double v = obs.value(r, a);
+      if (v <= nd.threshold && (!at_lo || v > obs.value(*at_lo, a))) at_lo = r;
+      if (v > nd.threshold && (!at_hi || v < obs.value(*at_hi, a))) at_hi = r;
+    }
+    if (!at_lo || !at_hi) continue;
+    std::vector<double> between;
+    for (double l : factors[a].numeric_levels)
+      if (l > obs.value(*at_lo, a) && l < obs.value(*at_hi, a)) between.push_back(l);
+    if (between.empty()) continue;
+    std::sort(between.begin(), between.end());
+    const double level = between[(between.size() - 1) / 2];
+    for (std::uint32_t r : {*at_lo, *at_hi}) {
+      Sample s;
+      bool known = true;
+      for (std::size_t j = 0; j < factors.size(); ++j) {
+        const double v = j == a ? level : obs.value(r, j);
+        const std::string text = factors[j].axis_text(v);
+        known = known && !text.empty();
+        s.set(factors[j].name, text);
+      }
+      if (!known || !planned.insert(s.key()).second) continue;
+      out.push_back(PlannedProbe{s, factors[a].name, priority, static_cast<int>(id)});
+    }
+  }
+  return out;
 }
 
 }  // namespace wb

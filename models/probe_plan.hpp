@@ -11,6 +11,7 @@
 #include "core/factor.hpp"
 #include "core/sample.hpp"
 #include "models/mismatch.hpp"
+#include "models/zcart.hpp"
 
 namespace wb {
 
@@ -31,6 +32,7 @@ struct PlannedProbe {
   Sample sample;
   std::string attribute;  // the factor it varies
   double priority = 0;    // higher runs first
+  int node = -1;          // plan_boundary_probes: the split it brackets
 };
 
 // For each of the first `top` attributes of `ranked` that is a factor with a level in `at`: one probe
@@ -39,6 +41,15 @@ struct PlannedProbe {
 std::vector<PlannedProbe> plan_probes(const Sample& at, const std::vector<RankedAttribute>& ranked,
                                       const std::vector<Factor>& factors, const std::set<std::string>& taken,
                                       int top, int radius = 0);
+
+// Probes that bracket what the tree learned [000 §3.3.2]: for each split of `tree` on a numeric
+// factor (an attribute named as factors[j], j its position) whose nearest observed values either
+// side, lo and hi, have declared levels strictly between them, probes at the level halfway between
+// by index, the other factors as at an observation with value lo and at one with value hi. Each
+// measured probe moves the split or confirms it, and the next refit plans the next halving, until
+// the boundary lies between adjacent levels. `priority` is every probe's.
+std::vector<PlannedProbe> plan_boundary_probes(const ZCart& tree, const std::vector<Factor>& factors,
+                                               double priority);
 
 // The unix time a probe planned at `now` becomes due.
 std::int64_t probe_not_before(const ProbeConfig& config, std::int64_t now);

@@ -369,6 +369,23 @@ bool ZCart::goes_left(int id, double v) const {
   return v >= 0 && c < cats.size() && cats[c] != 0;
 }
 
+std::vector<std::uint32_t> ZCart::rows_under(int id) const {
+  std::vector<std::uint32_t> out;
+  collect_rows(id, out);
+  return out;
+}
+
+bool ZCart::reaches(int id, const double* values) const {
+  int at = 0;
+  for (;;) {
+    if (at == id) return true;
+    if (nodes_[static_cast<std::size_t>(at)].attr < 0) return false;
+    at = goes_left(at, values[nodes_[static_cast<std::size_t>(at)].attr])
+             ? nodes_[static_cast<std::size_t>(at)].left
+             : nodes_[static_cast<std::size_t>(at)].right;
+  }
+}
+
 int ZCart::leaf_of(const double* values) const {
   const Step* steps = steps_.data();
   int id = 0;

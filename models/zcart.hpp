@@ -127,6 +127,10 @@ class ZCart {
   static ZCart from_json(const nlohmann::json& j);
 
   std::size_t node_count() const { return nodes_.size(); }
+  // The rows of the observations under node `id` (a split or a leaf).
+  std::vector<std::uint32_t> rows_under(int id) const;
+  // Whether the walk of `values` from the root passes node `id`.
+  bool reaches(int id, const double* values) const;
   int depth() const;
   std::size_t observation_count() const { return table_.size(); }
   // Every observation held (values and ratio), in no particular order.

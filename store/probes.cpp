@@ -100,19 +100,37 @@ std::pair<std::int64_t, std::vector<std::int64_t>> ProbeStore::add_mismatch(
   s.run();
   const std::int64_t mismatch_id = db_.last_insert_id();
   std::vector<std::int64_t> ids;
-  for (const ProbeRow& p : probes) {
-    Statement ins = db_.prepare(
-        "INSERT INTO probes (testbed, mismatch_id, sample, sample_json, attribute, priority, not_before) "
-        "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE NOT EXISTS (SELECT 1 FROM probes WHERE testbed = ?1 AND "
-        "sample = ?3 AND status != 'cancelled') AND NOT EXISTS (SELECT 1 FROM searches WHERE testbed = ?1 "
-        "AND sample = ?3)");
-    ins.bind(1, m.testbed).bind(2, mismatch_id).bind(3, p.sample.key());
-    ins.bind(4, nlohmann::json(p.sample.values()).dump()).bind(5, p.attribute).bind(6, p.priority);
-    ins.bind(7, p.not_before).run();
-    if (sqlite3_changes(db_.handle()) > 0) ids.push_back(db_.last_insert_id());
+  for (ProbeRow p : probes) {
+    p.testbed = m.testbed;
+    p.mismatch_id = mismatch_id;
+    if (insert_probe(p)) ids.push_back(db_.last_insert_id());
   }
   tx.commit();
   return {mismatch_id, ids};
+}
+
+bool ProbeStore::insert_probe(const ProbeRow& p) {
+  // Not where a probe that is not cancelled, a search, or an unfinished surface's point already is:
+  // that sample is measured, or will be.
+  Statement ins = db_.prepare(
+      "INSERT INTO probes (testbed, mismatch_id, sample, sample_json, attribute, priority, not_before) "
+      "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE NOT EXISTS (SELECT 1 FROM probes WHERE testbed = ?1 AND "
+      "sample = ?3 AND status != 'cancelled') AND NOT EXISTS (SELECT 1 FROM searches WHERE testbed = ?1 "
+      "AND sample = ?3) AND NOT EXISTS (SELECT 1 FROM surface_points sp JOIN surfaces s ON s.id = "
+      "sp.surface_id WHERE s.testbed = ?1 AND sp.sample = ?3 AND s.status != 'done')");
+  ins.bind(1, p.testbed).bind(2, p.mismatch_id).bind(3, p.sample.key());
+  ins.bind(4, nlohmann::json(p.sample.values()).dump()).bind(5, p.attribute).bind(6, p.priority);
+  ins.bind(7, p.not_before).run();
+  return sqlite3_changes(db_.handle()) > 0;
+}
+
+std::vector<std::int64_t> ProbeStore::add_probes(const std::vector<ProbeRow>& probes) {
+  Transaction tx(db_);
+  std::vector<std::int64_t> ids;
+  for (const ProbeRow& p : probes)
+    if (insert_probe(p)) ids.push_back(db_.last_insert_id());
+  tx.commit();
+  return ids;
 }
 
 std::optional<ProbeStore::MismatchRow> ProbeStore::mismatch(std::int64_t id) {
@@ -138,6 +156,12 @@ bool ProbeStore::has_mismatch_at(const std::string& testbed, const Sample& sampl
   Statement s = db_.prepare("SELECT 1 FROM mismatches WHERE testbed = ?1 AND sample = ?2 LIMIT 1");
   s.bind(1, testbed).bind(2, sample.key());
   return s.step();
+}
+
+void ProbeStore::reopen_mismatch(std::int64_t id) {
+  Statement s = db_.prepare(
+      "UPDATE mismatches SET status = 'open', closed_at = NULL WHERE id = ?1 AND status = 'closed'");
+  s.bind(1, id).run();
 }
 
 void ProbeStore::close_mismatch(std::int64_t id) {

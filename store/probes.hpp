@@ -60,10 +60,14 @@ class ProbeStore {
     std::optional<std::int64_t> locked_at;
   };
   // Writes a mismatch and its probes in one transaction, skipping a probe whose sample already has a
-  // probe that is not cancelled or a search on this testbed (checked inside the transaction, so two
-  // planners never plan a sample twice). Returns the mismatch id and the ids of the probes written.
+  // probe that is not cancelled, a search on this testbed, or a point in an unfinished surface
+  // (checked inside the transaction, so two planners never plan a sample twice). Returns the
+  // mismatch id and the ids of the probes written.
   std::pair<std::int64_t, std::vector<std::int64_t>> add_mismatch(const MismatchRow& m,
                                                                   const std::vector<ProbeRow>& probes);
+  // Probes of existing mismatches (each row names its testbed and mismatch), skipped as above; in
+  // one transaction. Returns the ids written.
+  std::vector<std::int64_t> add_probes(const std::vector<ProbeRow>& probes);
   std::optional<MismatchRow> mismatch(std::int64_t id);
   // Mismatches of `testbed` whose metric is `metric` (all metrics when nullopt), oldest first; only
   // the open ones when open_only. The default is λ* mismatches: Z-CART refines λ*, and closing a
@@ -73,6 +77,8 @@ class ProbeStore {
   // Whether some mismatch of `testbed` was recorded at this sample before (by sample key).
   bool has_mismatch_at(const std::string& testbed, const Sample& sample);
   void close_mismatch(std::int64_t id);
+  // A closed mismatch open again (a later tree predicts it outside the tolerance once more).
+  void reopen_mismatch(std::int64_t id);
 
   std::optional<ProbeRow> probe(std::int64_t id);
   // Probes of `testbed` in run order (highest priority first, then id); planned and running only unless
@@ -95,6 +101,7 @@ class ProbeStore {
   bool cancel_probe(std::int64_t id);
 
  private:
+  bool insert_probe(const ProbeRow& p);  // false when skipped
   Database& db_;
   std::string path_;
 };

@@ -123,3 +123,36 @@ TEST_CASE("the probing section is read with defaults, and bad keys name file, li
   fs::path typo = write_config("typo", "[probing]\nwindow_start = 5\n");
   CHECK_THROWS_AS(probe_config(Config::load(typo.string())), InputError);
 }
+
+TEST_CASE("boundary probes halve the gap between the two sides of a split on a factor, by level") {
+  // A tree over (disks, threads): λ* at 0.4 of the expectation from 32 threads up, measured at
+  // threads 1, 2, 4 and 32, 64, 100 (disks 4): the split lies somewhere between 4 and 32.
+  std::vector<Attribute> schema{{"disks", AttributeKind::kNumeric, {}},
+                                {"threads", AttributeKind::kNumeric, {}}};
+  ZCartOptions o;
+  o.min_leaf = 3;
+  auto tree_of = [&](const std::vector<double>& threads) {
+    ZCart t(schema, o);
+    std::vector<Observation> obs;
+    for (double th : threads) obs.push_back({{4, th}, 100, th >= 32 ? 40.0 : 100.0});
+    t.fit(obs);
+    return t;
+  };
+  ZCart t = tree_of({1, 2, 4, 32, 64, 100});
+  REQUIRE(t.nodes()[0].attr == 1);
+  std::vector<PlannedProbe> p = plan_boundary_probes(t, factors(), 0);
+  // 8 and 16 lie between; the lower middle one, once (both sides' rows give the same sample).
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].sample == at("4", "8"));
+  CHECK(p[0].attribute == "threads");
+  CHECK(p[0].node == 0);
+  CHECK(p[0].priority == 0);
+  // Measured at 8 (below the boundary), the gap is 8..32 and 16 is next; then none is left.
+  p = plan_boundary_probes(tree_of({1, 2, 4, 8, 32, 64, 100}), factors(), 0);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].sample == at("4", "16"));
+  CHECK(plan_boundary_probes(tree_of({1, 2, 4, 8, 16, 32, 64, 100}), factors(), 0).empty());
+  // An attribute that is not a factor (or a tree over other names) plans nothing.
+  std::vector<Factor> other{numeric_factor("cpus", {1, 2}), numeric_factor("threads", {1, 2})};
+  CHECK(plan_boundary_probes(t, other, 0).empty());
+}

@@ -8,7 +8,15 @@
 #include <fstream>
 #include <map>
 
+#include <fmt/format.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/search_result.hpp"
+#include "experiment/probe_runner.hpp"
 #include "store/store.hpp"
 
 using namespace wb;
@@ -80,6 +88,31 @@ TEST_CASE("a mismatch and its probes round-trip, skipping samples already measur
   store.close_mismatch(id);
   CHECK(store.mismatches("t", true).size() == 1);
   CHECK(store.mismatch(id)->status == store::MismatchState::kClosed);
+}
+
+TEST_CASE("probes skip samples an unfinished surface will measure, and add_probes joins a mismatch") {
+  store::Store store(fresh_store("surface"));
+  const std::int64_t mismatch = plan(store, 0);
+  // A running surface holds disks=4,threads=1 (not measured yet) and disks=4,threads=2.
+  const std::int64_t surface = store.create_surface("t", "k", "{}", {at(4, 1), at(4, 2)});
+  auto probe_at = [&](const Sample& s) {
+    store::Store::ProbeRow p;
+    p.testbed = "t";
+    p.mismatch_id = mismatch;
+    p.sample = s;
+    p.attribute = "threads";
+    return p;
+  };
+  CHECK(store.add_probes({probe_at(at(4, 1)), probe_at(at(4, 3))}).size() == 1);
+  auto planned = store.probes("t", false);
+  REQUIRE(planned.size() == 1);
+  CHECK(planned[0].sample == at(4, 3));
+  CHECK(planned[0].mismatch_id == mismatch);
+  // Once the surface is done its samples are measured (or given up): a probe may go there.
+  store.finish_surface(surface, store::SurfaceState::kDone);
+  CHECK(store.add_probes({probe_at(at(4, 2))}).size() == 1);
+  // Planned twice: once.
+  CHECK(store.add_probes({probe_at(at(4, 2))}).empty());
 }
 
 TEST_CASE("only due probes are claimed, a claim is exclusive, and cancel refuses unknown ids") {
@@ -170,4 +203,51 @@ TEST_CASE("two processes claiming at once never get the same probe") {
     CHECK(p.status == store::ProbeState::kDone);
     CHECK(claims[p.id] == 1);
   }
+}
+
+TEST_CASE("every refit re-checks every mismatch: one a later search puts off again is reopened") {
+  const Config config = Config::load(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
+  store::Store store(fresh_store("recheck"));
+  // Found searches with their expectation; a mismatch where measured and expected part.
+  auto found = [&](const Sample& s, double measured, double expected) {
+    store::SearchRecord rec;
+    rec.testbed = config.name();
+    rec.sample = s;
+    rec.policy = "binsearch";
+    rec.options_json = "{}";
+    const std::int64_t id = store.begin_search(rec);
+    SearchResult r;
+    r.status = SearchStatus::kFound;
+    r.peak_rate = measured;
+    store.finish_search(id, r);
+    store::Store::ExpectationRow e;
+    e.search_id = id;
+    e.peak_rate = expected;
+    store.put_expectation(e);
+    if (std::abs(measured - expected) <= 0.15 * measured) return std::int64_t{0};
+    store::Store::MismatchRow m;
+    m.testbed = config.name();
+    m.search_id = id;
+    m.sample = s;
+    m.expected = expected;
+    m.measured = measured;
+    m.ratio = measured / expected;
+    return store.add_mismatch(m, {}).first;
+  };
+  // Four disks: λ* at 0.4 of the expectation; elsewhere as expected.
+  for (int threads : {1, 4, 16}) found(at(1, threads), 50.0 * threads, 50.0 * threads);
+  const std::int64_t a = found(at(4, 100), 120, 300);
+  const std::int64_t b = found(at(4, 64), 124, 310);
+  ProbeConfig probing;
+  probing.min_leaf = 2;
+  std::ostringstream log;
+  CHECK(refine_models(store, config, probing, log) == std::vector<std::int64_t>{a, b});
+  CHECK(store.mismatch(a)->status == store::MismatchState::kClosed);
+  // disks=4,threads=64 measured again at the expectation: the leaf's ratio rises and neither
+  // mismatch is predicted within tolerance any more.
+  found(at(4, 64), 310, 310);
+  CHECK(refine_models(store, config, probing, log).empty());
+  INFO(log.str());
+  CHECK(store.mismatch(a)->status == store::MismatchState::kOpen);
+  CHECK(log.str().find(fmt::format("mismatch {} open again", a)) != std::string::npos);
 }

@@ -18,6 +18,9 @@
 #include <set>
 #include <sstream>
 
+#include "core/config.hpp"
+#include "models/probe_plan.hpp"
+#include "models/zcart.hpp"
 #include "tests/probes/probes_support.hpp"
 #include "tests/sut/child_process.hpp"
 
@@ -89,7 +92,12 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
   INFO("agent stderr: " << agent_run.err);
   REQUIRE(agent_run.exit_code == 0);
   json agent = json::parse(agent_run.out);
-  CHECK(agent["ran"] == probes.size());
+  // The planned probes, then those the refits planned to bracket the tree's splits: each at a
+  // level between the two sides of a split on a factor.
+  const auto bracketing = query(store, "SELECT COUNT(*) FROM probes WHERE priority = 0")[0][0];
+  CHECK(agent["ran"] == probes.size() + std::stoul(bracketing));
+  CHECK(std::stoul(bracketing) >= 1);
+  CHECK(agent_run.err.find("planned to bracket a split of Z-CART") != std::string::npos);
   // The first probe stores a tree; each later one extends it by add() (incremental retraining).
   CHECK(agent_run.err.find("Z-CART: fitted to ") != std::string::npos);
   CHECK(agent_run.err.find("Z-CART: 1 observation(s) added") != std::string::npos);
@@ -113,13 +121,18 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
   CHECK(closed >= 1);
   CHECK(std::to_string(agent["open_mismatches"].get<int>()) ==
         query(store, "SELECT COUNT(*) FROM mismatches WHERE status = 'open'")[0][0]);
-  check_each_probe_ran_once(store, before, probes.size());
+  check_each_probe_ran_once(store, before, probes.size() + std::stoul(bracketing));
   CHECK(run_json({"probe", "list", "--config", config.string(), "--store", store, "--json"}).empty());
   CHECK(
       run_json({"probe", "list", "--config", config.string(), "--store", store, "--json", "--all"}).size() ==
-      probes.size());
-  // Probes' own mismatches plan no further probes.
-  CHECK(query(store, "SELECT COUNT(*) FROM probes")[0][0] == std::to_string(probes.size()));
+      probes.size() + std::stoul(bracketing));
+  // The loop ends with every split on a factor between adjacent levels, or between two sides one
+  // of which no level separates from the other: no level lies between a split's sides any more.
+  {
+    std::vector<wb::Factor> factors = wb::Config::load(config.string()).factors();
+    auto tree = wb::ZCart::from_json(json::parse(query(store, "SELECT tree_json FROM zcart_trees")[0][0]));
+    CHECK(wb::plan_boundary_probes(tree, factors, 0).empty());
+  }
 
   auto shown = workbench({"model", "show", "--config", config.string(), "--store", store});
   REQUIRE(shown.exit_code == 0);
@@ -152,7 +165,15 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
   CHECK(checked >= 1);
 
   // A search stored after the agent's tree still counts: whatif refits rather than answer from a
-  // tree that does not know it. disks=4,threads=8 falls in the same leaf as threads=100.
+  // tree that does not know it. A sample nobody measured with disks=4 and 16 or more threads falls
+  // in the same leaf as threads=100 (a sample measured again would merge with its first search).
+  std::string later;
+  for (const char* t : {"16", "32", "64"}) {
+    const std::string set = std::string("disks=4,threads=") + t;
+    if (later.empty() && query(store, "SELECT 1 FROM searches WHERE sample = '" + set + "'").empty())
+      later = set;
+  }
+  REQUIRE_FALSE(later.empty());
   auto zcart_n = [&](const std::string& set) {
     json w = run_json({"whatif", "--config", config.string(), "--store", store, "--set", set, "--json"});
     for (const auto& a : w["answers"])
@@ -161,10 +182,18 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
     return -1;
   };
   const int n_before = zcart_n("disks=4,threads=100");
-  auto peak =
-      workbench({"peak", "--config", config.string(), "--store", store, "--set", "disks=4,threads=8"});
+  auto peak = workbench({"peak", "--config", config.string(), "--store", store, "--set", later});
   REQUIRE(peak.exit_code == 0);
-  CHECK(zcart_n("disks=4,threads=100") == n_before + 1);
+  // The stored tree did not change; the answer's leaf holds the new search (the refit may also
+  // move a split, so the leaf can grow by more than one).
+  CHECK(zcart_n("disks=4,threads=100") > n_before);
+  auto rule = [&](const std::string& set) {
+    json w = run_json({"whatif", "--config", config.string(), "--store", store, "--set", set, "--json"});
+    for (const auto& a : w["answers"])
+      if (a["source"] == "zcart") return a["rule"].get<std::string>();
+    return std::string("?");
+  };
+  CHECK(rule(later) == rule("disks=4,threads=100"));
 }
 
 TEST_CASE("probe cancel and probe run reject an unknown probe id with one line and exit 2") {
