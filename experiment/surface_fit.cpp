@@ -42,6 +42,7 @@ bool same_scales(const std::vector<Coding>& a, const std::vector<Coding>& b) {
 
 std::vector<std::string> names_of(const std::vector<const Factor*>& factors) {
   std::vector<std::string> out;
+  out.reserve(factors.size());
   for (const Factor* f : factors) out.push_back(f->name);
   return out;
 }
@@ -86,6 +87,7 @@ std::vector<SurfaceClass> candidate_classes(const std::vector<const Factor*>& fa
   auto add = [&](ResponseScale r, const std::vector<Coding>& c, std::initializer_list<ModelKind> kinds,
                  bool a) {
     std::vector<CodingScale> scales;
+    scales.reserve(c.size());
     for (const Coding& x : c) scales.push_back(x.scale());
     for (ModelKind k : kinds) {
       if (seen.emplace(r, scales, a, term_names(model_terms(k, names, c))).second)
@@ -119,6 +121,7 @@ SurfaceFit fit_measured(const std::vector<const Factor*>& factor_list, const Sur
   if (!spec.select) {
     try {
       std::vector<Coding> codings;
+      codings.reserve(factor_list.size());
       for (const Factor* f : factor_list) codings.push_back(factor_coding(*f, spec.coding));
       SurfaceClass c{spec.model, spec.response, codings, false};
       out.surface.emplace(factors, codings, spec.model, natural_points, y, spec.response);
@@ -131,6 +134,7 @@ SurfaceFit fit_measured(const std::vector<const Factor*>& factor_list, const Sur
     return out;
   }
   std::vector<std::vector<double>> levels;
+  levels.reserve(factor_list.size());
   for (const Factor* f : factor_list) levels.push_back(f->axis_levels());
   std::vector<RankedClass> ranked =
       rank_classes(factors, candidate_classes(factor_list, static_cast<bool>(anchor)), natural_points, y,

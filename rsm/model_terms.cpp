@@ -115,6 +115,7 @@ std::vector<Term> model_terms(ModelKind kind, const std::vector<std::string>& fa
     terms.push_back({"1", std::vector<int>(n, 0), {}});
   } else {
     std::vector<std::string> names;
+    names.reserve(numeric.size());
     for (std::size_t j : numeric) names.push_back(factor_names[j]);
     for (Term t : model_terms(kind, names)) {
       std::vector<int> powers(n, 0);
