@@ -307,8 +307,10 @@ and request size of a `[workload]` mix file) and metrics of the expectation mode
 known for a sample nobody measured.
 
 `workbench agent --once` (cron-friendly) runs the due probes, adds each to the Z-CART tree (an
-incremental add that gives the same tree as a refit) and closes a mismatch once the tree predicts
-it. A lease in the store keeps two agents off one probe, a killed agent's probe runs again, and
+incremental add that gives the same tree as a refit), closes a mismatch once the tree predicts it
+and reopens one a later tree gets wrong again. Where the tree splits on a factor with levels left
+between the two sides, it plans a probe at the middle one, until the boundary lies between
+adjacent levels. A lease in the store keeps two agents off one probe, a killed agent's probe runs again, and
 `workbench probe cancel` stops a running probe through its agent.
 
 `sim-slow.toml` is `configs/sim.toml` whose simulated disks slow from 15 to 30 ms at four disks, in
