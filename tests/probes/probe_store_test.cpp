@@ -15,9 +15,9 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
-#include "core/search_result.hpp"
 #include "experiment/probe_runner.hpp"
 #include "store/store.hpp"
+#include "tests/support/found_search.hpp"
 
 using namespace wb;
 namespace fs = std::filesystem;
@@ -210,20 +210,7 @@ TEST_CASE("every refit re-checks every mismatch: one a later search puts off aga
   store::Store store(fresh_store("recheck"));
   // Found searches with their expectation; a mismatch where measured and expected part.
   auto found = [&](const Sample& s, double measured, double expected) {
-    store::SearchRecord rec;
-    rec.testbed = config.name();
-    rec.sample = s;
-    rec.policy = "binsearch";
-    rec.options_json = "{}";
-    const std::int64_t id = store.begin_search(rec);
-    SearchResult r;
-    r.status = SearchStatus::kFound;
-    r.peak_rate = measured;
-    store.finish_search(id, r);
-    store::Store::ExpectationRow e;
-    e.search_id = id;
-    e.peak_rate = expected;
-    store.put_expectation(e);
+    const std::int64_t id = wb::test::store_found_search(store, config.name(), s, measured, expected);
     if (std::abs(measured - expected) <= 0.15 * measured) return std::int64_t{0};
     store::Store::MismatchRow m;
     m.testbed = config.name();

@@ -2,6 +2,7 @@
 // the surface's params key (resume) and the --json report.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -13,8 +14,9 @@ namespace {
 
 const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
 
-// A run that measured every design point: λ* = 1 / (0.002 + 0.012/disks + 0.015/threads).
-wb::SurfaceRun measured_run(const wb::SurfacePlan& plan) {
+// A run that measured every design point at λ* = law(sample).
+wb::SurfaceRun measured_run(const wb::SurfacePlan& plan,
+                            const std::function<double(const wb::Sample&)>& law) {
   wb::SurfaceRun run;
   int position = 0;
   for (Eigen::Index row : plan.tour) {
@@ -22,10 +24,17 @@ wb::SurfaceRun measured_run(const wb::SurfacePlan& plan) {
     p.position = position++;
     p.search_id = position;
     p.status = wb::store::SearchState::kFound;
-    p.peak_rate = 1.0 / (0.002 + 0.012 / plan.candidates(row, 0) + 0.015 / plan.candidates(row, 1));
+    p.peak_rate = law(plan.samples[static_cast<std::size_t>(row)]);
     run.points.push_back(p);
   }
   return run;
+}
+
+// ... with λ* = 1 / (0.002 + 0.012/disks + 0.015/threads).
+wb::SurfaceRun measured_run(const wb::SurfacePlan& plan) {
+  return measured_run(plan, [](const wb::Sample& s) {
+    return 1.0 / (0.002 + 0.012 / s.numeric("disks") + 0.015 / s.numeric("threads"));
+  });
 }
 
 }  // namespace
@@ -162,16 +171,8 @@ TEST_CASE("a categorical factor: a D-optimal design over its levels and a fit pe
 
   // λ* = 1 / (a_fs + 0.015/threads): each filesystem shifts the throughput bound.
   const std::map<std::string, double> a{{"ext4", 0.006}, {"xfs", 0.0045}, {"btrfs", 0.0085}};
-  int position = 0;
-  for (Eigen::Index row : plan.tour) {
-    wb::PointOutcome p;
-    p.position = position++;
-    p.search_id = position;
-    p.status = wb::store::SearchState::kFound;
-    const wb::Sample& s = plan.samples[static_cast<std::size_t>(row)];
-    p.peak_rate = 1.0 / (a.at(s.value("fs")) + 0.015 / s.numeric("threads"));
-    report.run.points.push_back(p);
-  }
+  report.run = measured_run(
+      plan, [&](const wb::Sample& s) { return 1.0 / (a.at(s.value("fs")) + 0.015 / s.numeric("threads")); });
   wb::fit_report_surface(report);
   REQUIRE(report.fit.surface);
   INFO(report.fit.description);

@@ -12,7 +12,6 @@
 #include <sstream>
 
 #include "core/config.hpp"
-#include "core/search_result.hpp"
 #include "experiment/expectation_record.hpp"
 #include "experiment/expectation_zcart.hpp"
 #include "experiment/zcart_attributes.hpp"
@@ -20,6 +19,7 @@
 #include "models/probe_plan.hpp"
 #include "models/zcart.hpp"
 #include "store/store.hpp"
+#include "tests/support/found_search.hpp"
 
 using namespace wb;
 namespace fs = std::filesystem;
@@ -220,20 +220,7 @@ TEST_CASE("a sample measured twice is one Z-CART observation at the geometric me
     store::Store store((dir / "w.db").string());
     // disks=1,threads=64 twice (a surface point and a probe), disks=4,threads=8 once.
     auto found = [&](const Sample& s, double measured, double expected) {
-      store::SearchRecord rec;
-      rec.testbed = config.name();
-      rec.sample = s;
-      rec.policy = "binsearch";
-      rec.options_json = "{}";
-      const std::int64_t id = store.begin_search(rec);
-      SearchResult r;
-      r.status = SearchStatus::kFound;
-      r.peak_rate = measured;
-      store.finish_search(id, r);
-      store::Store::ExpectationRow e;
-      e.search_id = id;
-      e.peak_rate = expected;
-      store.put_expectation(e);
+      wb::test::store_found_search(store, config.name(), s, measured, expected);
     };
     found(sample("1", "64"), 50, 80);
     found(sample("4", "8"), 190, 200);
