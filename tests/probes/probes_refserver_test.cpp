@@ -261,18 +261,22 @@ TEST_CASE("refserver with a slow disk: map-surface flags one disk, agent probes,
   }
 
   const std::string before = query_rows(store, "SELECT COALESCE(MAX(id), 0) FROM searches").at(0).at(0);
-  json agent = run_json(with({"agent", "--once", "--json"}), std::chrono::seconds(150 * probes.size()));
-  CHECK(agent["ran"] == probes.size());
-  auto done = query_rows(store, "SELECT status, search_id FROM probes");
-  REQUIRE(done.size() == probes.size());
+  json agent = run_json(with({"agent", "--once", "--json"}), std::chrono::seconds(150 * (probes.size() + 2)));
+  // The planned probes, then any a refit planned to bracket a split (priority 0): only threads has
+  // a level between two measured ones (3, between 2 and 4); disks' sides, 1 and 2, have none.
+  const std::size_t bracketing =
+      std::stoul(query_rows(store, "SELECT COUNT(*) FROM probes WHERE priority = 0").at(0).at(0));
+  CHECK(agent["ran"] == probes.size() + bracketing);
+  auto done = query_rows(store, "SELECT status, search_id, sample, priority FROM probes");
+  REQUIRE(done.size() == probes.size() + bracketing);
   for (const auto& p : done) {
     CHECK(p[0] == "done");
     CHECK_FALSE(p[1].empty());
+    // Probes' own mismatches plan no probes around themselves: the rest bracket a split.
+    if (std::stod(p[3]) == 0) CHECK(p[2].find("threads=3") != std::string::npos);
   }
   CHECK(query_rows(store, "SELECT COUNT(*) FROM searches WHERE id > " + before)[0][0] ==
-        std::to_string(probes.size()));
-  // Probes' own mismatches (two disks, one slow, may be one) plan no further probes.
-  CHECK(query_rows(store, "SELECT COUNT(*) FROM probes")[0][0] == std::to_string(probes.size()));
+        std::to_string(probes.size() + bracketing));
 
   auto shown = wb::test::run_workbench(with({"model", "show"}), 60s);
   REQUIRE(shown.exit_code == 0);
