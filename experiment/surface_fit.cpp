@@ -23,13 +23,12 @@ bool all_positive(const std::vector<const Factor*>& factors) {
   });
 }
 
-// Each factor's coding: categorical ones by their levels, numeric ones on `scale` (nullopt: the
-// automatic coding).
-std::vector<Coding> codings_of(const std::vector<const Factor*>& factors, std::optional<CodingScale> scale) {
+// Each factor's coding (factor_coding): categorical ones by their levels, numeric ones as `coding`
+// says ("auto" or a scale's name).
+std::vector<Coding> codings_of(const std::vector<const Factor*>& factors, const std::string& coding) {
   std::vector<Coding> out;
   out.reserve(factors.size());
-  for (const Factor* f : factors)
-    out.push_back(factor_coding(*f, scale ? std::string(to_string(*scale)) : std::string("auto")));
+  for (const Factor* f : factors) out.push_back(factor_coding(*f, coding));
   return out;
 }
 
@@ -78,8 +77,8 @@ Anchor expectation_anchor(const Config& config, const Sample& base, const std::v
 
 std::vector<SurfaceClass> candidate_classes(const std::vector<const Factor*>& factors, bool anchored) {
   std::vector<SurfaceClass> out;
-  const std::vector<Coding> autos = codings_of(factors, std::nullopt);
-  const std::vector<Coding> linear = codings_of(factors, CodingScale::kLinear);
+  const std::vector<Coding> autos = codings_of(factors, "auto");
+  const std::vector<Coding> linear = codings_of(factors, "linear");
   const bool positive = all_positive(factors);
   const std::vector<std::string> names = names_of(factors);
   // Without numeric factors several polynomials have the same terms: each is ranked once.
@@ -106,7 +105,7 @@ std::vector<SurfaceClass> candidate_classes(const std::vector<const Factor*>& fa
                     ModelKind::kQuadratic};
   // The operational laws: 1/λ* is the bottleneck's demand, near linear in 1/servers
   // (docs/decisions.md#rsm-scales).
-  const std::vector<Coding> inverse = positive ? codings_of(factors, CodingScale::kInverse) : autos;
+  const std::vector<Coding> inverse = positive ? codings_of(factors, "inverse") : autos;
   if (positive) add(ResponseScale::kReciprocal, inverse, polynomials, false);
   if (anchored) add(ResponseScale::kLog, autos, low, true);                       // a factor on λ*
   if (anchored && positive) add(ResponseScale::kReciprocal, inverse, low, true);  // an added demand
@@ -120,9 +119,7 @@ SurfaceFit fit_measured(const std::vector<const Factor*>& factor_list, const Sur
   const std::vector<std::string> factors = names_of(factor_list);
   if (!spec.select) {
     try {
-      std::vector<Coding> codings;
-      codings.reserve(factor_list.size());
-      for (const Factor* f : factor_list) codings.push_back(factor_coding(*f, spec.coding));
+      std::vector<Coding> codings = codings_of(factor_list, spec.coding);
       SurfaceClass c{spec.model, spec.response, codings, false};
       out.surface.emplace(factors, codings, spec.model, natural_points, y, spec.response);
       out.description = c.describe(factors);
