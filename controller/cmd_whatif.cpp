@@ -27,15 +27,11 @@ struct WhatifOptions {
 };
 
 nlohmann::json answer_json(const WhatifAnswer& x, const PeakExpectation& peak) {
-  nlohmann::json ans{{"source", source_name(x.source)},
-                     {"metric", metric_name(x.metric)},
-                     {"unit", x.unit},
-                     {"value", opt_json(x.value)},
-                     {"low", opt_json(x.low)},
-                     {"high", opt_json(x.high)},
-                     {"fidelity", opt_json(x.fidelity)},
-                     {"fidelity_n", x.fidelity_n},
-                     {"tolerance", kExpectationTolerance}};
+  nlohmann::json ans{
+      {"source", source_name(x.source)},   {"metric", metric_name(x.metric)},  {"unit", x.unit},
+      {"value", opt_json(x.value)},        {"low", opt_json(x.low)},           {"high", opt_json(x.high)},
+      {"level", opt_json(x.level)},        {"fidelity", opt_json(x.fidelity)}, {"fidelity_n", x.fidelity_n},
+      {"tolerance", kExpectationTolerance}};
   if (x.source == AnswerSource::kExpectation) ans["calibrated"] = peak.calibrated;
   if (x.rule) ans["rule"] = *x.rule;
   if (!x.note.empty()) ans["note"] = x.note;
@@ -96,7 +92,12 @@ void print_answers(const Config& config, const WhatifResult& w) {
     const bool peak_metric = x.metric == WhatifMetric::kPeak;
     fmt::print("  {:<11} {} = {}  ({})\n", source_name(x.source), peak_metric ? "λ*" : metric_name(x.metric),
                value, fid);
-    if (x.low) fmt::print("  {:<11} range: [{:.1f}, {:.1f}] {}\n", "", *x.low, *x.high, x.unit);
+    if (x.low && x.level) {
+      fmt::print("  {:<11} {:.0f}% prediction interval: [{:.1f}, {:.1f}] {}\n", "", *x.level * 100, *x.low,
+                 *x.high, x.unit);
+    } else if (x.low) {
+      fmt::print("  {:<11} range: [{:.1f}, {:.1f}] {}\n", "", *x.low, *x.high, x.unit);
+    }
     if (x.source == AnswerSource::kExpectation && peak_metric && x.value && std::isfinite(peak.region_high)) {
       fmt::print("  {:<11} peak-rate region: R(λ) within R_sat ± {:.0f}% for λ in [{:.1f}, {:.1f}] {}\n", "",
                  config.peak().region.width * 100, peak.region_low, peak.region_high, x.unit);
@@ -165,15 +166,13 @@ Command whatif_command() {
       "expectation where "
       "this testbed's measurements disagreed with it, and (λ* only) from the response surface of a finished "
       "map-surface run when the sample lies inside the region it measured. Each answer names its source and "
-      "its "
-      "fidelity: for the expectation, the fraction of this testbed's measured searches whose λ* lay within "
-      "10% of "
-      "the expectation stored with them (null when nothing was measured yet; see `workbench report`), with "
-      "low/high "
-      "the range those gaps imply; for Z-CART, the fraction of its leaf's measured searches it predicts "
-      "within 10%; "
-      "for the surface, the fraction of its measured samples that a refit without "
-      "them predicts within 10%, with low/high ±2 prediction standard errors.",
+      "its fidelity: for the expectation, the fraction of this testbed's measured samples whose λ* lay "
+      "within 10% of the expectation stored with them (null when nothing was measured yet; see `workbench "
+      "report`); for Z-CART, the fraction of its leaf's measured samples it predicts within 10%; for the "
+      "surface, the fraction of its measured samples that a refit without them predicts within 10%. "
+      "low/high: "
+      "for the expectation and Z-CART a 90% prediction interval (`level`) from the measured gaps and a prior "
+      "at the [peak] target's accuracy; for the surface ±2 prediction standard errors.",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<WhatifOptions>();
         add_common_options(app, common);

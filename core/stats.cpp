@@ -1,8 +1,10 @@
 #include "core/stats.hpp"
 
+#include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -41,6 +43,16 @@ MeanInterval mean_interval(std::span<const double> xs, double confidence) {
   ci.low = ci.mean - h;
   ci.high = ci.mean + h;
   return ci;
+}
+
+double prediction_half_width(double sum_sq, std::size_t count, int fitted, SpreadPrior prior, double level) {
+  const double n = static_cast<double>(count);
+  const double df = std::max(0.0, prior.df) + n - fitted;
+  if (!(df > 0)) return std::numeric_limits<double>::quiet_NaN();
+  const double scale = std::sqrt((std::max(0.0, prior.df) * prior.sd * prior.sd + sum_sq) / df);
+  const double inflation = fitted > 0 && n > 0 ? std::sqrt(1 + 1 / n) : 1.0;
+  return boost::math::quantile(boost::math::students_t_distribution<double>(df), 1 - (1 - level) / 2) *
+         scale * inflation;
 }
 
 }  // namespace wb

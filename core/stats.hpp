@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <span>
 
 namespace wb {
@@ -23,5 +24,19 @@ double t_quantile(double confidence, double df);
 // Student-t interval of the mean of xs at confidence c (t with n-1 degrees of freedom; normal
 // beyond 30). REQUIRES: xs.size() >= 2.
 MeanInterval mean_interval(std::span<const double> xs, double confidence);
+
+// What is known of a residual's spread before any residual is seen: a scaled-inverse-χ² prior on
+// its variance with scale `sd` worth `df` observations [BDA3 §3.2, docs/decisions.md#answer-intervals].
+struct SpreadPrior {
+  double sd = 0;
+  double df = 0;
+};
+
+// Half-width of the two-sided prediction interval at `level` for one more residual like n seen
+// ones whose squares sum to `sum_sq` (normal, variance unknown, prior `prior`): Student t with
+// prior.df + n - fitted degrees of freedom, scale sqrt((prior.df prior.sd² + sum_sq) / that), times
+// sqrt(1 + 1/n) when one parameter (`fitted` = 1, a mean) was fitted to the same residuals. NaN when
+// no degree of freedom is left.
+double prediction_half_width(double sum_sq, std::size_t n, int fitted, SpreadPrior prior, double level);
 
 }  // namespace wb

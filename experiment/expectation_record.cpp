@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <ostream>
 
 #include "core/error.hpp"
@@ -68,19 +69,33 @@ std::vector<MeasuredVsExpected> measured_vs_expected(store::Store& store, const 
   return out;
 }
 
+SpreadPrior answer_prior(const Config& config) {
+  const Target& target = config.peak().target;
+  return SpreadPrior{(1 - target.accuracy) / t_quantile(target.confidence, 1e9), 2};
+}
+
+std::optional<std::pair<double, double>> log_interval(double value, double h) {
+  if (!std::isfinite(h) || !std::isfinite(value)) return std::nullopt;
+  return std::make_pair(value * std::exp(-h), value * std::exp(h));
+}
+
 Fidelity expectation_fidelity(const std::vector<MeasuredVsExpected>& rows) {
-  Fidelity f;
-  int within = 0;
+  std::map<std::string, std::pair<double, int>> by_sample;  // key -> (Σ log(measured/expected), searches)
   for (const auto& r : rows) {
     if (r.search.status != store::SearchState::kFound || !r.gap) continue;
+    auto& [sum_log, k] = by_sample[r.search.sample.key()];
+    sum_log += -std::log1p(*r.gap);  // measured / expected = 1 / (1 + gap)
+    ++k;
+  }
+  Fidelity f;
+  int within = 0;
+  for (const auto& [key, s] : by_sample) {
+    const double log_ratio = s.first / s.second;
     ++f.n;
-    if (std::abs(*r.gap) <= kExpectationTolerance) ++within;
-    double ratio = 1 / (1 + *r.gap);  // measured / expected
-    f.low_ratio = f.low_ratio ? std::min(*f.low_ratio, ratio) : ratio;
-    f.high_ratio = f.high_ratio ? std::max(*f.high_ratio, ratio) : ratio;
+    f.log_gap_ss += log_ratio * log_ratio;
+    if (std::abs(std::exp(-log_ratio) - 1) <= kExpectationTolerance) ++within;  // |gap| of the mean
   }
   if (f.n > 0) f.value = static_cast<double>(within) / f.n;
-  if (f.n < 2) f.low_ratio = f.high_ratio = std::nullopt;
   return f;
 }
 

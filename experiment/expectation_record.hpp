@@ -5,10 +5,12 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/stats.hpp"
 #include "experiment/expectation.hpp"
 #include "store/store.hpp"
 
@@ -16,6 +18,14 @@ namespace wb {
 
 // An expectation agrees with a measurement when |expected − measured| ≤ this × measured.
 constexpr double kExpectationTolerance = 0.10;
+
+// Every λ* answer's interval is a prediction interval at this level (docs/decisions.md#answer-intervals).
+constexpr double kAnswerLevel = 0.90;
+// Its prior: the spread a found λ* may have about the truth at the [peak] target (the accuracy's
+// half-width over the target confidence's normal quantile), worth two observations.
+SpreadPrior answer_prior(const Config& config);
+// [value e^-h, value e^h] for the half-width h of log λ* (nullopt when h is not finite).
+std::optional<std::pair<double, double>> log_interval(double value, double h);
 
 std::vector<CalibratedDemand> load_calibrations(store::Store& store, const Config& config);
 
@@ -38,13 +48,13 @@ struct MeasuredVsExpected {
 };
 std::vector<MeasuredVsExpected> measured_vs_expected(store::Store& store, const std::string& testbed);
 
-// Fidelity of the expectation model on one testbed: the fraction of found searches whose measured
-// λ* lay within kExpectationTolerance of the stored expectation; nullopt when n = 0. low/high
-// ratio: the smallest and largest measured/expected seen (n >= 2), the empirical band.
+// Fidelity of the expectation model on one testbed: the fraction of measured samples (a sample
+// measured twice counts once, at the geometric mean of its gaps) whose measured λ* lay within
+// kExpectationTolerance of the stored expectation; nullopt when n = 0.
 struct Fidelity {
   std::optional<double> value;
-  int n = 0;
-  std::optional<double> low_ratio, high_ratio;
+  int n = 0;              // distinct samples
+  double log_gap_ss = 0;  // Σ log(measured / expected)² over them: the data of answer intervals
 };
 Fidelity expectation_fidelity(const std::vector<MeasuredVsExpected>& rows);
 

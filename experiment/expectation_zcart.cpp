@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "core/error.hpp"
@@ -56,9 +57,11 @@ ZCartAnswer zcart_predict(const ZCart& tree, const ZCartAttributes& attributes, 
   a.value = p.value;
   a.n = static_cast<int>(p.n);
   if (p.n > 0 && std::isfinite(p.fidelity)) a.fidelity = p.fidelity;
-  if (p.n >= 2 && std::isfinite(p.spread)) {
-    a.low = p.value - 2 * p.spread;
-    a.high = p.value + 2 * p.spread;
+  // One parameter (the ratio or the cap) was fitted to the leaf's residuals.
+  if (p.residual_n > 0) {
+    const double h = prediction_half_width(p.log_residual_ss, p.residual_n, 1,
+                                           answer_prior(attributes.config()), kAnswerLevel);
+    if (auto in = log_interval(p.value, h)) std::tie(a.low, a.high) = *in;
   }
   a.rule = p.rule;
   if (p.cap > 0) a.cap = p.cap;

@@ -16,13 +16,15 @@
 namespace wb {
 
 struct ZCartAnswer {
-  double value = 0;                 // expected λ* × the leaf's learned correction
-  std::optional<double> low, high;  // value ± 2 × the leaf's spread (n >= 2)
-  std::optional<double> fidelity;   // the leaf's observations predicted within tolerance; nullopt if n = 0
-  int n = 0;                        // observations in the leaf
-  std::string rule;                 // the leaf's path, e.g. "threads > 8"; "" for the root
-  std::optional<double> cap;        // the leaf caps λ* here (a bottleneck the expectation lacks)
-  bool persisted = false;           // from the store's tree rather than fitted now
+  double value = 0;  // expected λ* × the leaf's learned correction
+  // The prediction interval at kAnswerLevel from the leaf's log residuals and answer_prior
+  // (docs/decisions.md#answer-intervals); nullopt when the leaf has none to learn from.
+  std::optional<double> low, high;
+  std::optional<double> fidelity;  // the leaf's samples predicted within tolerance; nullopt if n = 0
+  int n = 0;                       // distinct samples in the leaf (zcart_observations merges repeats)
+  std::string rule;                // the leaf's path, e.g. "threads > 8"; "" for the root
+  std::optional<double> cap;       // the leaf caps λ* here (a bottleneck the expectation lacks)
+  bool persisted = false;          // from the store's tree rather than fitted now
 };
 
 // ZCartAttributes(config).schema(): the factors in the config's order, then the workload

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <cmath>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "experiment/expectation_record.hpp"
@@ -93,10 +94,12 @@ std::vector<ClosedCenterAnswer> closed_centers(const OpenResult& layout, const C
   return out;
 }
 
-// The expectation's answer for the request's metric: λ* with the range its fidelity implies, or
-// the closed or open solution's throughput or response time.
+// The expectation's answer for the request's metric: λ* with the prediction interval its measured
+// gaps imply (none before anything was measured: the prior is a search's noise, not the model's
+// error), or the closed or open solution's throughput or response time.
 WhatifAnswer expectation_answer(const WhatifRequest& r, const PeakExpectation& peak,
-                                const std::optional<ClosedResult>& closed, const Fidelity& fidelity) {
+                                const std::optional<ClosedResult>& closed, const Fidelity& fidelity,
+                                const SpreadPrior& prior) {
   WhatifAnswer a;
   a.metric = r.metric;
   if (r.metric == WhatifMetric::kPeak) {
@@ -105,9 +108,14 @@ WhatifAnswer expectation_answer(const WhatifRequest& r, const PeakExpectation& p
     if (!a.value) a.note = "no center can saturate: unbounded";
     a.fidelity = fidelity.value;
     a.fidelity_n = fidelity.n;
-    if (a.value && fidelity.low_ratio) {
-      a.low = *a.value * *fidelity.low_ratio;
-      a.high = *a.value * *fidelity.high_ratio;
+    // The measured samples' gaps, about the expectation itself (nothing fitted), and the prior.
+    if (a.value && fidelity.n > 0) {
+      if (auto in = log_interval(
+              *a.value, prediction_half_width(fidelity.log_gap_ss, static_cast<std::size_t>(fidelity.n), 0,
+                                              prior, kAnswerLevel))) {
+        std::tie(a.low, a.high) = *in;
+        a.level = kAnswerLevel;
+      }
     }
   } else if (closed) {
     const bool throughput = r.metric == WhatifMetric::kThroughput;
@@ -144,6 +152,7 @@ WhatifAnswer zcart_peak_answer(const Config& config, store::Store& store, const 
   b.value = z.value;
   b.low = z.low;
   b.high = z.high;
+  if (z.low) b.level = kAnswerLevel;
   b.fidelity = z.fidelity;
   b.fidelity_n = z.n;
   b.rule = z.rule;
@@ -201,8 +210,8 @@ WhatifResult answer_whatif(const Config& config, const std::string& store_path, 
     check_interrupt();
   }
   std::vector<MeasuredVsExpected> measured = measured_vs_expected(store, config.name());
-  const WhatifAnswer& a = result.answers.emplace_back(
-      expectation_answer(r, result.peak, result.closed, expectation_fidelity(measured)));
+  const WhatifAnswer& a = result.answers.emplace_back(expectation_answer(
+      r, result.peak, result.closed, expectation_fidelity(measured), answer_prior(config)));
   if (r.metric != WhatifMetric::kPeak) return result;
   if (a.value && *a.value > 0) {
     const double expected = *a.value;

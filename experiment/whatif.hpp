@@ -39,6 +39,9 @@ struct WhatifAnswer {
   std::string unit;
   std::optional<double> value;  // nullopt: unbounded or saturated (see note)
   std::optional<double> low, high;
+  // low/high as a prediction interval at this level (expectation and Z-CART λ*); nullopt: a range
+  // whose coverage is not stated (the surface's ±2 prediction standard errors).
+  std::optional<double> level;
   std::optional<double> fidelity;
   int fidelity_n = 0;
   std::string note;

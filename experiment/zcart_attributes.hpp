@@ -28,6 +28,7 @@ class ZCartAttributes {
   explicit ZCartAttributes(const Config& config);
 
   const std::vector<Attribute>& schema() const { return schema_; }
+  const Config& config() const { return *config_; }
   // The factors attribute `i` depends on, in the config's factor order (a factor: itself).
   const std::vector<std::string>& factors_of(std::size_t i) const { return depends_[i]; }
 

@@ -424,6 +424,16 @@ ZCartPrediction ZCart::predict(const std::vector<double>& values, double expecte
     double var = (leaf.sum_ratio_sq - leaf.sum_ratio * leaf.sum_ratio / n) / (n - 1);
     p.spread = expected * std::sqrt(std::max(0.0, var));
   }
+  for (auto r : leaf.rows) {
+    const double x = table_.ratio(r), e = table_.expected(r);
+    double residual = std::log(x / leaf.correction);
+    if (leaf.cap > 0) {
+      if (!(e > 0) || !std::isfinite(e)) continue;
+      residual = std::log(x * e / std::min(e, leaf.cap));
+    }
+    p.log_residual_ss += residual * residual;
+    ++p.residual_n;
+  }
   if (with_rule) p.rule = rule_of(values.data());
   return p;
 }

@@ -57,6 +57,10 @@ struct ZCartPrediction {
   double spread = 0;      // standard deviation of the leaf's ratios times expected (capped: of its errors)
   std::uint64_t n = 0;    // observations in the leaf
   std::string rule;       // e.g. "threads > 32 and disks <= 2"; "" for the root
+  // Σ log(observed / the leaf's prediction)² over the residual_n leaf observations whose
+  // prediction is known (a capped leaf needs each one's expected λ*): a prediction interval's data.
+  double log_residual_ss = 0;
+  std::uint64_t residual_n = 0;
 };
 
 // Dictionary-encoded observations (row-major codes, ratio observed/expected per row).

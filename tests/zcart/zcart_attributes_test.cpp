@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/config.hpp"
+#include "core/stats.hpp"
 #include "experiment/expectation_record.hpp"
 #include "experiment/expectation_zcart.hpp"
 #include "experiment/zcart_attributes.hpp"
@@ -249,6 +250,45 @@ TEST_CASE("a sample measured twice is one Z-CART observation at the geometric me
     std::optional<std::vector<double>> v = encode_sample(config, sample("1", "64"));
     REQUIRE(v);
     CHECK(now->predict(*v, 80).value == Approx(std::cbrt(50.0 * 72.0 * 40.0)));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("answers carry 90% prediction intervals: agreeing samples are not certainty, repeats count once") {
+  Config config = Config::load(kSource + "/configs/sim.toml");  // [peak] target 95/90
+  const fs::path dir = fs::temp_directory_path() / ("wb_zcart_interval_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    store::Store store((dir / "w.db").string());
+    // Four samples, each measured at exactly half its expectation; the first one twice.
+    const std::vector<Sample> seen{sample("1", "8"), sample("2", "8"), sample("3", "8"), sample("4", "8")};
+    for (const Sample& s : seen) wb::test::store_found_search(store, config.name(), s, 50, 100);
+    wb::test::store_found_search(store, config.name(), seen[0], 50, 100);
+    const auto rows = measured_vs_expected(store, config.name());
+
+    // The prior: a found λ* within 10% at 95% confidence, sd 0.1 / 1.96 in log λ*, worth 2.
+    const SpreadPrior prior = answer_prior(config);
+    CHECK(prior.sd == Approx(0.1 / 1.959964).epsilon(1e-5));
+    CHECK(prior.df == 2);
+
+    // Z-CART: one leaf of four identical ratios. Its spread is zero, yet the interval is the
+    // prior's: t(0.95, 2 + 4 - 1) sqrt(2 sd² / 5) sqrt(1 + 1/4) in log λ*.
+    ZCartAnswer z = zcart_answer(config, rows, sample("2", "16"), 120);
+    CHECK(z.n == 4);
+    CHECK(z.value == Approx(60));
+    REQUIRE(z.low);
+    REQUIRE(z.high);
+    const double h = t_quantile(0.90, 5) * std::sqrt(2 * prior.sd * prior.sd / 5) * std::sqrt(1.25);
+    CHECK(std::log(*z.high / z.value) == Approx(h).epsilon(1e-6));
+    CHECK(std::log(z.value / *z.low) == Approx(h).epsilon(1e-6));
+
+    // The expectation: four distinct samples (the repeat merged), each off by log 2.
+    Fidelity f = expectation_fidelity(rows);
+    CHECK(f.n == 4);
+    REQUIRE(f.value);
+    CHECK(*f.value == 0);
+    CHECK(f.log_gap_ss == Approx(4 * std::log(2.0) * std::log(2.0)));
   }
   fs::remove_all(dir);
 }
