@@ -172,6 +172,15 @@ int run_due_probes(store::Store& store, const ProbeRunner& runner, int max) {
   while (max < 0 || ran < max) {
     for (std::int64_t id : reclaim_dead_probes(store, runner.leases, runner.config.name()))
       runner.log << fmt::format("probe {}: its agent died; planned again\n", id);
+    if (runner.probing.budget_h) {
+      const double spent_h = store.probe_cost_s(runner.config.name()) / 3600;
+      if (spent_h >= *runner.probing.budget_h) {
+        runner.log << fmt::format(
+            "probing budget spent: {:.2f} h of [probing] budget_h = {:g} h; planned probes stay planned\n",
+            spent_h, *runner.probing.budget_h);
+        break;
+      }
+    }
     std::optional<store::Store::ProbeRow> p =
         claim_probe(store, runner.leases, runner.config.name(), std::nullopt);
     if (!p) break;

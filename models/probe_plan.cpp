@@ -24,6 +24,8 @@ ProbeConfig probe_config(const Config& config) {
   p.radius = s->integer_or("radius", p.radius, 0, 1000, "must be from 0 (every level) to 1000 levels");
   p.min_leaf = s->integer_or("min_leaf", p.min_leaf, 1, 1000000, "must be from 1 to 1000000");
   p.poll_s = s->number_or("poll_s", p.poll_s, Bounds::positive(kMaxWait, "must be > 0 seconds, at most 1e8"));
+  if (s->has("budget_h"))
+    p.budget_h = s->number_or("budget_h", 0, Bounds::positive(1e6, "must be > 0 hours, at most 1e6"));
   if (s->has("lock_timeout_s")) {
     s->fail("lock_timeout_s",
             "no longer used: an agent's probe is taken over when the agent dies (its heartbeat stops "

@@ -3,6 +3,7 @@
 // that best explain it over its levels around the mismatch point, the other factors kept there.
 // Pure functions: no I/O, no clock; `now` is passed in.
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct ProbeConfig {
   int radius = 2;                         // levels on each side of the mismatch point; 0: every level
   int min_leaf = 3;                       // Z-CART: observations in each child of a split
   double poll_s = 60;                     // `agent` without --once: sleep between looks for due probes
+  // Benchmarking hours the probes may spend in all (their searches' cost); none are claimed once
+  // it is spent. Unset: no limit.
+  std::optional<double> budget_h;
 };
 
 // Reads [probing]; throws InputError "FILE:LINE:probing.KEY: ..." for a bad or unknown key.

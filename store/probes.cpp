@@ -158,6 +158,15 @@ bool ProbeStore::has_mismatch_at(const std::string& testbed, const Sample& sampl
   return s.step();
 }
 
+double ProbeStore::probe_cost_s(const std::string& testbed) {
+  Statement s = db_.prepare(
+      "SELECT COALESCE(SUM(s.cost_s), 0) FROM probes p JOIN searches s ON s.id = p.search_id "
+      "WHERE p.testbed = ?1");
+  s.bind(1, testbed);
+  s.step();
+  return s.column_double(0);
+}
+
 void ProbeStore::reopen_mismatch(std::int64_t id) {
   Statement s = db_.prepare(
       "UPDATE mismatches SET status = 'open', closed_at = NULL WHERE id = ?1 AND status = 'closed'");

@@ -76,6 +76,8 @@ class ProbeStore {
                                       std::optional<MismatchMetric> metric = MismatchMetric::kPeakRate);
   // Whether some mismatch of `testbed` was recorded at this sample before (by sample key).
   bool has_mismatch_at(const std::string& testbed, const Sample& sample);
+  // Benchmarking seconds spent by the searches of `testbed`'s probes so far (done or running).
+  double probe_cost_s(const std::string& testbed);
   void close_mismatch(std::int64_t id);
   // A closed mismatch open again (a later tree predicts it outside the tolerance once more).
   void reopen_mismatch(std::int64_t id);

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
@@ -277,4 +278,43 @@ TEST_CASE("agent without --once waits for due probes and stops cleanly on Ctrl-C
   // Not due yet: `probe run --due` runs nothing either.
   json ran = run_json({"probe", "run", "--due", "--config", config.string(), "--store", store, "--json"});
   CHECK(ran["ran"] == 0);
+}
+
+TEST_CASE("agent stops claiming probes once [probing] budget_h is spent, leaving the rest planned") {
+  fs::path dir = fresh_dir("budget");
+  fs::path config = deviating_config(dir);
+  const std::string store = (dir / "w.db").string();
+  // A peak search here costs more than an hour of (simulated) benchmarking: one probe spends it.
+  { std::ofstream(config, std::ios::app) << "\n[probing]\nbudget_h = 0.5\n"; }
+  auto peak =
+      workbench({"peak", "--config", config.string(), "--store", store, "--set", "disks=4,threads=100"});
+  REQUIRE(peak.exit_code == 0);
+  json planned = run_json({"probe", "list", "--config", config.string(), "--store", store, "--json"});
+  REQUIRE(planned.size() >= 2);
+
+  auto agent = workbench({"agent", "--config", config.string(), "--store", store, "--once", "--json"});
+  INFO("agent stderr: " << agent.err);
+  REQUIRE(agent.exit_code == 0);
+  CHECK(json::parse(agent.out)["ran"] == 1);
+  CHECK(agent.err.find("probing budget spent") != std::string::npos);
+  const double spent = std::stod(query(store,
+                                       "SELECT SUM(s.cost_s) FROM probes p JOIN searches s ON s.id = "
+                                       "p.search_id")[0][0]);
+  CHECK(spent >= 0.5 * 3600);
+  CHECK(query(store, "SELECT COUNT(*) FROM probes WHERE status = 'planned'")[0][0] != "0");
+
+  // A second agent finds the budget spent before claiming anything.
+  auto again = workbench({"agent", "--config", config.string(), "--store", store, "--once", "--json"});
+  REQUIRE(again.exit_code == 0);
+  CHECK(json::parse(again.out)["ran"] == 0);
+
+  // A bad budget is one clear line naming the key, exit 2.
+  std::string text = read_file(config);
+  text.replace(text.find("budget_h = 0.5"), std::string("budget_h = 0.5").size(), "budget_h = -1");
+  const fs::path bad = dir / "bad.toml";
+  { std::ofstream(bad) << text; }
+  auto refused = workbench({"agent", "--config", bad.string(), "--store", store, "--once"});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("probing.budget_h") != std::string::npos);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
 }
