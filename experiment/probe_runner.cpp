@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <ostream>
+#include <set>
 #include <thread>
 
 #include "core/error.hpp"
@@ -81,6 +82,42 @@ void plan_bracketing_probes(store::Store& store, const Config& config, const Pro
                        store.probe(id)->sample.key());
 }
 
+// Probes that bisect along each numeric factor between a deviating and an agreeing measured sample
+// (models/probe_plan.hpp plan_bisecting_probes), each tied to the newest mismatch on its line.
+void plan_bisecting(store::Store& store, const Config& config, const ProbeConfig& probing,
+                    std::ostream& log) {
+  const std::vector<store::Store::MismatchRow> all = store.mismatches(config.name(), false);
+  if (all.empty()) return;
+  std::set<std::string> deviating;
+  for (const auto& m : all) deviating.insert(m.sample.key());
+  std::vector<MeasuredSample> measured;
+  std::set<std::string> seen;
+  for (const auto& r : measured_vs_expected(store, config.name()))
+    if (r.search.status == store::SearchState::kFound && seen.insert(r.search.sample.key()).second)
+      measured.push_back({r.search.sample, deviating.count(r.search.sample.key()) != 0});
+  std::vector<store::Store::ProbeRow> rows;
+  for (const PlannedProbe& p : plan_bisecting_probes(measured, config.factors(), kBracketPriority)) {
+    auto on_line = [&](const store::Store::MismatchRow& m) {
+      for (const auto& [name, value] : p.sample.values())
+        if (name != p.attribute && (!m.sample.has(name) || m.sample.value(name) != value)) return false;
+      return true;
+    };
+    auto m = std::find_if(all.rbegin(), all.rend(), on_line);
+    if (m == all.rend()) continue;
+    store::Store::ProbeRow row;
+    row.testbed = config.name();
+    row.mismatch_id = m->id;
+    row.sample = p.sample;
+    row.attribute = p.attribute;
+    row.priority = p.priority;
+    row.not_before = probe_not_before(probing, unix_now());
+    rows.push_back(std::move(row));
+  }
+  for (std::int64_t id : store.add_probes(rows))
+    log << fmt::format("probe {}: planned to bisect between a deviating and an agreeing sample: {}\n", id,
+                       store.probe(id)->sample.key());
+}
+
 }  // namespace
 
 std::vector<std::int64_t> refine_models(store::Store& store, const Config& config, const ProbeConfig& probing,
@@ -117,6 +154,7 @@ std::vector<std::int64_t> refine_models(store::Store& store, const Config& confi
                        a.rule.empty() ? "root" : a.rule, a.value, m.measured);
   }
   plan_bracketing_probes(store, config, probing, log, attributes, tree);
+  plan_bisecting(store, config, probing, log);
   return closed;
 }
 

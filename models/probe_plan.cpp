@@ -111,4 +111,46 @@ std::vector<PlannedProbe> plan_boundary_probes(const ZCart& tree, const std::vec
   return out;
 }
 
+std::vector<PlannedProbe> plan_bisecting_probes(const std::vector<MeasuredSample>& measured,
+                                                const std::vector<Factor>& factors, double priority) {
+  std::vector<PlannedProbe> out;
+  std::set<std::string> planned;
+  for (const MeasuredSample& d : measured) {
+    if (!d.deviates) continue;
+    for (const Factor& f : factors) {
+      if (!f.numeric || f.numeric_levels.size() < 3 || !d.sample.has(f.name)) continue;
+      const std::optional<double> at = f.axis_value(d.sample.value(f.name));
+      if (!at) continue;
+      // The nearest measured sample below and above `at` along f, the other factors as at d.
+      const MeasuredSample* below = nullptr;
+      const MeasuredSample* above = nullptr;
+      double v_below = 0, v_above = 0;
+      for (const MeasuredSample& m : measured) {
+        if (!m.sample.has(f.name)) continue;
+        bool same_elsewhere = m.sample.values().size() == d.sample.values().size();
+        for (const auto& [name, value] : d.sample.values())
+          if (name != f.name && (!m.sample.has(name) || m.sample.value(name) != value))
+            same_elsewhere = false;
+        const std::optional<double> v = f.axis_value(m.sample.value(f.name));
+        if (!same_elsewhere || !v) continue;
+        if (*v < *at && (below == nullptr || *v > v_below)) below = &m, v_below = *v;
+        if (*v > *at && (above == nullptr || *v < v_above)) above = &m, v_above = *v;
+      }
+      for (const auto& [other, v_other] : {std::pair{below, v_below}, std::pair{above, v_above}}) {
+        if (other == nullptr || other->deviates) continue;
+        const double lo = std::min(*at, v_other), hi = std::max(*at, v_other);
+        std::vector<double> between;
+        for (double l : f.numeric_levels)
+          if (l > lo && l < hi) between.push_back(l);
+        if (between.empty()) continue;
+        std::sort(between.begin(), between.end());
+        Sample s = d.sample;
+        s.set(f.name, f.axis_text(between[(between.size() - 1) / 2]));
+        if (planned.insert(s.key()).second) out.push_back(PlannedProbe{s, f.name, priority, -1});
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace wb

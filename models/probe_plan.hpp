@@ -46,6 +46,21 @@ std::vector<PlannedProbe> plan_probes(const Sample& at, const std::vector<Ranked
                                       const std::vector<Factor>& factors, const std::set<std::string>& taken,
                                       int top, int radius = 0);
 
+// A measured sample and whether it deviates from the expectation (a mismatch was recorded there).
+struct MeasuredSample {
+  Sample sample;
+  bool deviates = false;
+};
+
+// Probes that bisect between what deviates and what agrees [000 §3.3.2], whatever attribute the
+// tree split on: for each deviating sample and each numeric factor, the nearest measured sample on
+// either side along that factor (every other factor equal); where that one agrees and declared
+// levels lie strictly between the two, a probe at the middle one of them by index, the other
+// factors as at the deviating sample. Each measured probe halves its gap, until every boundary
+// seen along a factor lies between adjacent levels. `priority` is every probe's; `node` is -1.
+std::vector<PlannedProbe> plan_bisecting_probes(const std::vector<MeasuredSample>& measured,
+                                                const std::vector<Factor>& factors, double priority);
+
 // Probes that bracket what the tree learned [000 §3.3.2]: for each split of `tree` on a numeric
 // factor (an attribute named as factors[j], j its position) whose nearest observed values either
 // side, lo and hi, have declared levels strictly between them, probes at the level halfway between

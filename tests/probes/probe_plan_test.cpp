@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -155,4 +156,34 @@ TEST_CASE("boundary probes halve the gap between the two sides of a split on a f
   // An attribute that is not a factor (or a tree over other names) plans nothing.
   std::vector<Factor> other{numeric_factor("cpus", {1, 2}), numeric_factor("threads", {1, 2})};
   CHECK(plan_boundary_probes(t, other, 0).empty());
+}
+
+TEST_CASE("bisecting probes halve the gap between a deviating and an agreeing sample along each factor") {
+  // Deviating at threads 32 and 100 with four disks; agreeing at threads 1 (four disks) and at
+  // two disks, threads 32.
+  std::vector<MeasuredSample> measured{
+      {at("4", "32"), true}, {at("4", "100"), true}, {at("4", "1"), false}, {at("2", "32"), false}};
+  std::vector<PlannedProbe> planned = plan_bisecting_probes(measured, factors(), 0.5);
+  std::set<std::string> keys;
+  for (const auto& p : planned) {
+    keys.insert(p.sample.key());
+    CHECK(p.priority == 0.5);
+    CHECK(p.node == -1);
+  }
+  // threads: between 1 (agrees) and 32 (deviates) the levels 2, 4, 8, 16; the middle by index is 4.
+  // disks: between 2 (agrees) and 4 (deviates) only 3. Nothing between two deviating samples
+  // (32 and 100) and nothing beyond the last measured one.
+  CHECK(keys == std::set<std::string>{"disks=4,threads=4", "disks=3,threads=32"});
+  for (const auto& p : planned)
+    CHECK(p.attribute == (p.sample.value("threads") == "4" ? "threads" : "disks"));
+
+  // Measured at 4 and 8 (both agree): the gap is 8..32, the next probe 16; at 16 too, none.
+  measured.push_back({at("4", "4"), false});
+  measured.push_back({at("4", "8"), false});
+  measured.push_back({at("3", "32"), true});
+  planned = plan_bisecting_probes(measured, factors(), 0);
+  REQUIRE(planned.size() == 1);
+  CHECK(planned[0].sample.key() == "disks=4,threads=16");
+  measured.push_back({at("4", "16"), false});
+  CHECK(plan_bisecting_probes(measured, factors(), 0).empty());
 }

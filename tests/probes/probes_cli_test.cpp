@@ -133,6 +133,19 @@ TEST_CASE("map-surface flags a hidden deviation, agent probes it, and whatif lea
     std::vector<wb::Factor> factors = wb::Config::load(config.string()).factors();
     auto tree = wb::ZCart::from_json(json::parse(query(store, "SELECT tree_json FROM zcart_trees")[0][0]));
     CHECK(wb::plan_boundary_probes(tree, factors, 0).empty());
+    // ... and every line from a deviating sample to an agreeing one along a factor is bisected
+    // down to adjacent levels.
+    std::set<std::string> deviating;
+    for (const auto& m : query(store, "SELECT sample FROM mismatches")) deviating.insert(m[0]);
+    std::vector<wb::MeasuredSample> measured;
+    for (const auto& r : query(store, "SELECT DISTINCT sample FROM searches WHERE status = 'found'")) {
+      wb::Sample s;  // from its key, "disks=4,threads=16"
+      std::stringstream key(r[0]);
+      for (std::string part; std::getline(key, part, ',');)
+        s.set(part.substr(0, part.find('=')), part.substr(part.find('=') + 1));
+      measured.push_back({s, deviating.count(r[0]) != 0});
+    }
+    CHECK(wb::plan_bisecting_probes(measured, factors, 0).empty());
   }
 
   auto shown = workbench({"model", "show", "--config", config.string(), "--store", store});
