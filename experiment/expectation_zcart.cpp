@@ -77,6 +77,7 @@ ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpec
   ZCartAttributes attributes(config);
   ZCartOptions options;
   options.tolerance = kExpectationTolerance;
+  options.keep_expectation = true;
   ZCart tree(attributes.schema(), options);
   tree.fit(zcart_observations(attributes, rows));
   return zcart_predict(tree, attributes, sample, expected);
@@ -178,6 +179,7 @@ ZCartOptions persisted_zcart_options(const ProbeConfig& probing) {
   options.tolerance = probing.tolerance;
   options.min_leaf = probing.min_leaf;
   options.exact_add = true;
+  options.keep_expectation = true;
   return options;
 }
 

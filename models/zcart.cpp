@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/stats.hpp"
 
 namespace wb {
 
@@ -158,6 +159,19 @@ void ZCart::finish_leaf(Node& node) const {
     node.correction = std::exp(node.sum_log / static_cast<double>(node.n));
   } else {
     node.correction = node.sum_ratio / static_cast<double>(node.n);
+  }
+  // The expectation stands where the leaf's evidence does not contradict it: a mean log ratio
+  // inside its own 90% confidence interval of zero is noise, or agreeing and deviating samples
+  // mixed, and correcting by it moves every sample that agrees (docs/decisions.md#zcart-leaves).
+  if (options_.keep_expectation && node.n >= 2) {
+    double sum = 0, sum_sq = 0;
+    for (auto r : node.rows) {
+      const double l = std::log(table_.ratio(r));
+      sum += l, sum_sq += l * l;
+    }
+    const double n = static_cast<double>(node.n), mean = sum / n;
+    const double sd = std::sqrt(std::max(0.0, (sum_sq - sum * mean) / (n - 1)));
+    if (std::abs(mean) <= t_quantile(0.90, n - 1) * sd / std::sqrt(n)) node.correction = 1;
   }
   node.fidelity_count = 0;
   for (auto r : node.rows)

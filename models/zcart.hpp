@@ -45,6 +45,9 @@ struct ZCartOptions {
   int max_bins = 1024;           // candidate thresholds per numeric attribute (decisions.md#zcart-bins)
   double retrain_growth = 0.25;  // lazy add(): retrain a leaf when it grew by this fraction
   bool exact_add = true;         // add() keeps the tree equal to fit() (decisions.md#zcart-incremental)
+  // A leaf whose mean log ratio lies within its own 90% confidence interval of 0 predicts the
+  // expectation itself (correction 1): for trees whose prior is a model (decisions.md#zcart-leaves).
+  bool keep_expectation = false;
 
   bool operator==(const ZCartOptions&) const = default;
 };

@@ -146,7 +146,8 @@ nlohmann::json ZCart::to_json(bool with_observations) const {
                   {"max_depth", options_.max_depth},
                   {"max_bins", options_.max_bins},
                   {"retrain_growth", options_.retrain_growth},
-                  {"exact_add", options_.exact_add}};
+                  {"exact_add", options_.exact_add},
+                  {"keep_expectation", options_.keep_expectation}};
   auto& nodes = j["nodes"] = nlohmann::json::array();
   for (const auto& nd : nodes_) {
     nlohmann::json x = {{"n", nd.n},
@@ -207,6 +208,7 @@ ZCart ZCart::from_json(const nlohmann::json& j) {
     opt.max_bins = o.at("max_bins").get<int>();
     opt.retrain_growth = o.at("retrain_growth").get<double>();
     opt.exact_add = o.value("exact_add", false);  // trees stored before exact add() existed
+    opt.keep_expectation = o.value("keep_expectation", false);
     ZCart t(std::move(schema), opt);
     t.nodes_.clear();
     const auto& nodes = j.at("nodes");

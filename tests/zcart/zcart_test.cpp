@@ -471,3 +471,34 @@ TEST_CASE("a leaf whose λ* a bottleneck caps predicts min(expected, cap), chose
   for (const auto& o : obs) grown.add(o);
   CHECK(grown.describe() == t.describe());
 }
+
+TEST_CASE("with keep_expectation a leaf predicts the expectation unless its evidence contradicts it") {
+  std::vector<Attribute> schema{{"threads", AttributeKind::kNumeric, {}}};
+  // Ratios 1.0, 1.0, 0.99, 0.91, 1.01 (two agreeing and a weakly deviating mixed in one leaf, as
+  // when the deviation is under the tolerance): mean log ratio -0.02, well inside its 90% interval.
+  std::vector<Observation> mixed;
+  const double ratios[] = {1.0, 1.0, 0.99, 0.91, 1.01};
+  for (int i = 0; i < 5; ++i) mixed.push_back({{double(i + 1)}, 100, 100 * ratios[i]});
+  ZCartOptions options;
+  options.min_leaf = 3;
+  options.keep_expectation = true;
+  ZCart kept(schema, options);
+  kept.fit(mixed);
+  CHECK(kept.predict({3}, 200).correction == 1);
+  CHECK(kept.predict({3}, 200).value == 200);
+  options.keep_expectation = false;
+  ZCart plain(schema, options);
+  plain.fit(mixed);
+  CHECK(plain.predict({3}, 200).correction == Approx(0.982));
+
+  // A consistent deviation is kept: ratios 0.50, 0.52, 0.49 (the interval excludes 0).
+  std::vector<Observation> low{{{1}, 100, 50}, {{2}, 100, 52}, {{3}, 100, 49}};
+  options.keep_expectation = true;
+  ZCart deviating(schema, options);
+  deviating.fit(low);
+  CHECK(deviating.predict({2}, 100).correction == Approx(0.5033).epsilon(1e-3));
+
+  // The option travels with the stored tree.
+  CHECK(ZCart::from_json(kept.to_json()).options().keep_expectation);
+  CHECK(ZCart::from_json(kept.to_json()).predict({3}, 200).correction == 1);
+}
