@@ -53,6 +53,26 @@ namespace {
 // After regular probes (their priorities are 100 per attribute rank and up).
 constexpr double kBracketPriority = 0;
 
+// A planned probe as a store row, tied to mismatch `mismatch_id`, due after [probing] window_start_s.
+store::Store::ProbeRow probe_row(const Config& config, const ProbeConfig& probing, std::int64_t mismatch_id,
+                                 const PlannedProbe& p) {
+  store::Store::ProbeRow row;
+  row.testbed = config.name();
+  row.mismatch_id = mismatch_id;
+  row.sample = p.sample;
+  row.attribute = p.attribute;
+  row.priority = p.priority;
+  row.not_before = probe_not_before(probing, unix_now());
+  return row;
+}
+
+// Stores `rows` (those not measured, planned or due from a running surface) and logs each, `why`.
+void add_logged(store::Store& store, const std::vector<store::Store::ProbeRow>& rows, const std::string& why,
+                std::ostream& log) {
+  for (std::int64_t id : store.add_probes(rows))
+    log << fmt::format("probe {}: planned {}: {}\n", id, why, store.probe(id)->sample.key());
+}
+
 // Probes at the levels between a split's two sides (models/probe_plan.hpp plan_boundary_probes),
 // each tied to the newest mismatch under that split; none when no mismatch lies under it.
 void plan_bracketing_probes(store::Store& store, const Config& config, const ProbeConfig& probing,
@@ -67,19 +87,9 @@ void plan_bracketing_probes(store::Store& store, const Config& config, const Pro
   for (const PlannedProbe& p : planned) {
     auto m = std::find_if(encoded.begin(), encoded.end(),
                           [&](const auto& e) { return tree.reaches(p.node, e.second.data()); });
-    if (m == encoded.end()) continue;
-    store::Store::ProbeRow row;
-    row.testbed = config.name();
-    row.mismatch_id = m->first;
-    row.sample = p.sample;
-    row.attribute = p.attribute;
-    row.priority = p.priority;
-    row.not_before = probe_not_before(probing, unix_now());
-    rows.push_back(std::move(row));
+    if (m != encoded.end()) rows.push_back(probe_row(config, probing, m->first, p));
   }
-  for (std::int64_t id : store.add_probes(rows))
-    log << fmt::format("probe {}: planned to bracket a split of Z-CART: {}\n", id,
-                       store.probe(id)->sample.key());
+  add_logged(store, rows, "to bracket a split of Z-CART", log);
 }
 
 // Probes that bisect along each numeric factor between a deviating and an agreeing measured sample
@@ -103,19 +113,9 @@ void plan_bisecting(store::Store& store, const Config& config, const ProbeConfig
       return true;
     };
     auto m = std::find_if(all.rbegin(), all.rend(), on_line);
-    if (m == all.rend()) continue;
-    store::Store::ProbeRow row;
-    row.testbed = config.name();
-    row.mismatch_id = m->id;
-    row.sample = p.sample;
-    row.attribute = p.attribute;
-    row.priority = p.priority;
-    row.not_before = probe_not_before(probing, unix_now());
-    rows.push_back(std::move(row));
+    if (m != all.rend()) rows.push_back(probe_row(config, probing, m->id, p));
   }
-  for (std::int64_t id : store.add_probes(rows))
-    log << fmt::format("probe {}: planned to bisect between a deviating and an agreeing sample: {}\n", id,
-                       store.probe(id)->sample.key());
+  add_logged(store, rows, "to bisect between a deviating and an agreeing sample", log);
 }
 
 }  // namespace
