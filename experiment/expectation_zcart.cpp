@@ -57,9 +57,9 @@ ZCartAnswer zcart_predict(const ZCart& tree, const ZCartAttributes& attributes, 
   a.value = p.value;
   a.n = static_cast<int>(p.n);
   if (p.n > 0 && std::isfinite(p.fidelity)) a.fidelity = p.fidelity;
-  // One parameter (the ratio or the cap) was fitted to the leaf's residuals.
-  if (p.residual_n > 0) {
-    const double h = prediction_half_width(p.log_residual_ss, p.residual_n, 1,
+  // A fitted ratio or cap costs the residuals a degree of freedom; a kept expectation does not.
+  if (const LeafResiduals res = tree.leaf_residuals(*at); res.n > 0) {
+    const double h = prediction_half_width(res.sum_sq, res.n, res.fitted ? 1 : 0,
                                            answer_prior(attributes.config()), kAnswerLevel);
     if (auto in = log_interval(p.value, h)) std::tie(a.low, a.high) = *in;
   }

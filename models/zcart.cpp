@@ -438,6 +438,17 @@ ZCartPrediction ZCart::predict(const std::vector<double>& values, double expecte
     double var = (leaf.sum_ratio_sq - leaf.sum_ratio * leaf.sum_ratio / n) / (n - 1);
     p.spread = expected * std::sqrt(std::max(0.0, var));
   }
+  if (with_rule) p.rule = rule_of(values.data());
+  return p;
+}
+
+LeafResiduals ZCart::leaf_residuals(const std::vector<double>& values) const {
+  if (values.size() != table_.attributes())
+    throw InputError(fmt::format("zcart: residuals asked with {} attribute values, schema has {}",
+                                 values.size(), table_.attributes()));
+  const Node& leaf = nodes_[leaf_of(values.data())];
+  LeafResiduals out;
+  out.fitted = leaf.cap > 0 || leaf.correction != 1;
   for (auto r : leaf.rows) {
     const double x = table_.ratio(r), e = table_.expected(r);
     double residual = std::log(x / leaf.correction);
@@ -445,11 +456,10 @@ ZCartPrediction ZCart::predict(const std::vector<double>& values, double expecte
       if (!(e > 0) || !std::isfinite(e)) continue;
       residual = std::log(x * e / std::min(e, leaf.cap));
     }
-    p.log_residual_ss += residual * residual;
-    ++p.residual_n;
+    out.sum_sq += residual * residual;
+    ++out.n;
   }
-  if (with_rule) p.rule = rule_of(values.data());
-  return p;
+  return out;
 }
 
 int ZCart::depth() const {

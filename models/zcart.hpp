@@ -60,10 +60,13 @@ struct ZCartPrediction {
   double spread = 0;      // standard deviation of the leaf's ratios times expected (capped: of its errors)
   std::uint64_t n = 0;    // observations in the leaf
   std::string rule;       // e.g. "threads > 32 and disks <= 2"; "" for the root
-  // Σ log(observed / the leaf's prediction)² over the residual_n leaf observations whose
-  // prediction is known (a capped leaf needs each one's expected λ*): a prediction interval's data.
-  double log_residual_ss = 0;
-  std::uint64_t residual_n = 0;
+};
+
+// The log residuals of a leaf's observations about its prediction: a prediction interval's data.
+struct LeafResiduals {
+  double sum_sq = 0;    // Σ log(observed / the leaf's prediction for it)²
+  std::uint64_t n = 0;  // observations whose prediction is known (a cap needs their expected λ*)
+  bool fitted = false;  // a ratio or cap was fitted to them (not the expectation kept as it is)
 };
 
 // Dictionary-encoded observations (row-major codes, ratio observed/expected per row).
@@ -125,6 +128,8 @@ class ZCart {
                           bool with_rule = true) const;
   // expected * correction only, without building the rule text.
   double predict_value(const double* values, double expected = 1.0) const;
+  // The residuals of the leaf that `values` reaches (values.size() must equal the schema size).
+  LeafResiduals leaf_residuals(const std::vector<double>& values) const;
 
   std::string describe() const;
   // The tree, its leaf statistics and (if with_observations) every observation; ratios, not expected
