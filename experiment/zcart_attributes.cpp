@@ -111,6 +111,21 @@ ZCartAttributes::ZCartAttributes(const Config& config) : config_(&config) {
     add(Attribute{pool->name + "_per_" + c.name, AttributeKind::kNumeric, {}}, in_factor_order(config, both));
     if (schema_.size() > n) ratios_.emplace_back(pool->name, c.name);
   }
+  if (!derived_) return;
+  // C_lambda_max: the rate at which center C saturates (λ* over its utilization at λ*), for each
+  // queueing center whose capacity depends on a factor. A pool's depends on the centers it holds.
+  for (const auto& c : model->centers) {
+    if (c.discipline == Discipline::kDelay) continue;
+    std::set<std::string> own;
+    add_expr_factors(*model, c.servers, &own);
+    if (!c.pool) add_expr_factors(*model, c.demand_ms, &own);
+    if (c.visits_expr) add_expr_factors(*model, *c.visits_expr, &own);
+    if (own.empty()) continue;  // the same capacity at every sample
+    std::size_t n = schema_.size();
+    add(Attribute{c.name + "_lambda_max", AttributeKind::kNumeric, {}},
+        c.pool ? depends : in_factor_order(config, own));
+    if (schema_.size() > n) lambda_max_.push_back(c.name);
+  }
 }
 
 std::optional<std::vector<double>> ZCartAttributes::encode(const Sample& sample) const {
@@ -144,7 +159,7 @@ std::optional<std::vector<double>> ZCartAttributes::compute(const Sample& sample
     if (!std::isfinite(v)) return std::nullopt;
     out.push_back(v);
   }
-  if (!derived_ && ratios_.empty()) return out;
+  if (!derived_ && ratios_.empty() && lambda_max_.empty()) return out;
   try {
     EffectiveModel m = effective_model(config, sample, {});
     const double peak = predicted_peak(m.network, m.sample, config.peak().r_sat_ms);
@@ -167,6 +182,11 @@ std::optional<std::vector<double>> ZCartAttributes::compute(const Sample& sample
     }
     for (const auto& [pool, inner] : ratios_)
       out.push_back(static_cast<double>(center(pool).servers) / static_cast<double>(center(inner).servers));
+    for (const auto& name : lambda_max_) {
+      const double u = center(name).utilization;
+      if (!(u > 0)) return std::nullopt;
+      out.push_back(peak / u);
+    }
   } catch (const Error&) {
     return std::nullopt;  // unsolvable for this sample: no prior, nothing for Z-CART to correct
   }

@@ -6,8 +6,10 @@
 //     path names exactly one factor and every level's file loads, that mix's read_fraction,
 //     write_fraction, sequential_fraction (by weight) and mean_size_bytes at the sample's level;
 //   - metrics of the expectation model as configured (no calibrations): expected_peak (λ*, 1/s),
-//     bottleneck (categorical: the most utilized center at λ*), bottleneck_util, and P_per_C (tokens
-//     of pool P per server of C within P, both factor-dependent, e.g. nfsd_per_disk).
+//     bottleneck (categorical: the most utilized center at λ*), bottleneck_util, P_per_C (tokens
+//     of pool P per server of C within P, both factor-dependent, e.g. nfsd_per_disk), and
+//     C_lambda_max (the rate at which queueing center C saturates, when its capacity depends on a
+//     factor, e.g. disk_lambda_max).
 // Names already taken and workload attributes equal at every level are left out. Not thread-safe
 // (encode() caches); one per thread.
 #include <map>
@@ -53,6 +55,7 @@ class ZCartAttributes {
   std::vector<ByLevel> workload_;
   bool derived_ = false;                                     // expected_peak, bottleneck, bottleneck_util
   std::vector<std::pair<std::string, std::string>> ratios_;  // (pool, center) for P_per_C
+  std::vector<std::string> lambda_max_;                      // centers with a C_lambda_max attribute
   mutable std::map<std::string, std::optional<std::vector<double>>> cache_;  // by sample key
 };
 

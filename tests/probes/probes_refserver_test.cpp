@@ -134,8 +134,9 @@ within = "workers"
 // The Z-CART attributes of kConfig (experiment/zcart_attributes.hpp), which every mismatch ranks:
 // its factors and the derived metrics of its [model] (its mix path names no factor: no mix
 // attributes).
-const std::vector<std::string> kAttributes{"disks",      "threads",         "expected_peak",
-                                           "bottleneck", "bottleneck_util", "workers_per_disk"};
+const std::vector<std::string> kAttributes{
+    "disks",           "threads",          "expected_peak",      "bottleneck",
+    "bottleneck_util", "workers_per_disk", "workers_lambda_max", "disk_lambda_max"};
 
 // A mismatch's ranking as name -> gain.
 std::map<std::string, double> gains(const json& attrs) {

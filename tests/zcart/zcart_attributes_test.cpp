@@ -55,13 +55,23 @@ TEST_CASE("a deviation that follows threads per disk is learned as a split on th
   Config config = Config::load(kSource + "/configs/sim.toml");
   ZCartAttributes attributes(config);
   // sim.toml: factors disks and threads, a [model] with a pool nfsd of {threads} around {disks} disks.
-  CHECK(names(attributes.schema()) == std::vector<std::string>{"disks", "threads", "expected_peak",
-                                                               "bottleneck", "bottleneck_util",
-                                                               "nfsd_per_disk"});
+  CHECK(names(attributes.schema()) ==
+        std::vector<std::string>{"disks", "threads", "expected_peak", "bottleneck", "bottleneck_util",
+                                 "nfsd_per_disk", "nfsd_lambda_max", "disk_lambda_max"});
   const std::size_t ratio_at = index_of(attributes, "nfsd_per_disk");
   const std::size_t peak_at = index_of(attributes, "expected_peak");
   CHECK(attributes.factors_of(ratio_at) == std::vector<std::string>{"disks", "threads"});
   CHECK(attributes.factors_of(0) == std::vector<std::string>{"disks"});
+  // The disks saturate at disks / (0.8 visits x 15 ms); the CPUs (2, 1 ms: constant) have none.
+  const std::size_t disk_max = index_of(attributes, "disk_lambda_max");
+  CHECK(attributes.factors_of(disk_max) == std::vector<std::string>{"disks"});
+  CHECK(attributes.factors_of(index_of(attributes, "nfsd_lambda_max")) ==
+        std::vector<std::string>{"disks", "threads"});
+  for (const char* disks : {"1", "3"}) {
+    auto v = attributes.encode(sample(disks, "100"));
+    REQUIRE(v);
+    CHECK((*v)[disk_max] == Approx(std::stod(disks) * 1000 / (0.8 * 15)).epsilon(1e-6));
+  }
 
   // Truth: λ* collapses to 40% of the expectation when threads / disks > 8, a boundary no single
   // split on disks or threads draws. Three samples are kept out: the tree never sees them.
@@ -146,7 +156,8 @@ TEST_CASE("workload attributes come from [model.attributes] and the mix files, f
   CHECK(names(attributes.schema()) ==
         std::vector<std::string>{"cpus", "disks", "mix", "threads", "disk_ms", "disk_visits", "read_fraction",
                                  "write_fraction", "sequential_fraction", "mean_size_bytes", "expected_peak",
-                                 "bottleneck", "bottleneck_util", "workers_per_disk"});
+                                 "bottleneck", "bottleneck_util", "workers_per_disk", "workers_lambda_max",
+                                 "disk_lambda_max"});
   CHECK(attributes.factors_of(index_of(attributes, "read_fraction")) == std::vector<std::string>{"mix"});
   CHECK(attributes.factors_of(index_of(attributes, "disk_ms")) == std::vector<std::string>{"mix"});
   // cpus does not enter the model (--cpu-mode sleep).
@@ -207,7 +218,8 @@ TEST_CASE("mix files that cannot be read leave out only the mix attributes") {
   ZCartAttributes attributes(config);
   CHECK(names(attributes.schema()) == std::vector<std::string>{"cpus", "disks", "mix", "threads", "disk_ms",
                                                                "disk_visits", "expected_peak", "bottleneck",
-                                                               "bottleneck_util", "workers_per_disk"});
+                                                               "bottleneck_util", "workers_per_disk",
+                                                               "workers_lambda_max", "disk_lambda_max"});
   CHECK(attributes.encode(parse_sample("mix=mail,cpus=0-1,threads=16,disks=4", config.factors(), Sample{})));
   fs::remove_all(dir.parent_path());
 }
