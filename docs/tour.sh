@@ -303,7 +303,8 @@ tree by information gain over the stored searches and plans probes, samples that
 behind the top-ranked attributes around the mismatch point, each with a priority and a not-before
 time. The attributes are the factors, workload attributes (`[model.attributes]`, and the fractions
 and request size of a `[workload]` mix file) and metrics of the expectation model (`expected_peak`,
-`bottleneck`, `bottleneck_util`, and tokens per server of a pool, such as `nfsd_per_disk`). All are
+`bottleneck`, `bottleneck_util`, tokens per server of a pool, such as `nfsd_per_disk`, and the rate
+at which each center whose capacity a factor sets saturates, such as `disk_lambda_max`). All are
 known for a sample nobody measured.
 
 `workbench agent --once` (cron-friendly) runs the due probes, adds each to the Z-CART tree (an
