@@ -147,7 +147,7 @@ TEST_CASE("a fixed-rate run far from the expectation records a response-time mis
   std::set<std::string> ranked;
   for (const auto& a : json::parse(m[0][5])) ranked.insert(a["name"].get<std::string>());
   CHECK(ranked == std::set<std::string>{"disks", "threads", "expected_peak", "bottleneck", "bottleneck_util",
-                                        "nfsd_per_disk"});
+                                        "nfsd_per_disk", "nfsd_lambda_max", "disk_lambda_max"});
   CHECK(m[0][6] == "disks=2,threads=16");
   auto probes = query(store, "SELECT COUNT(*) FROM probes WHERE mismatch_id = " + mid);
   CHECK(probes.at(0).at(0) == std::to_string(j["mismatch"]["probe_ids"].size()));
