@@ -32,21 +32,23 @@ TEST_CASE(
   const auto [dir, config, store] = wb::test::demo_testbed("whatif_refserver");
   const std::string set = "mix=db_tp,threads=4,disks=2";
 
-  // One 4 s trial at a low rate: ~400 requests, every one a disk op with mean 4.86 ms.
+  // One 8 s trial at a low rate: ~800 requests, every one a disk op with mean 4.86 ms. (With 4 s,
+  // one standard error of the demand, 5%, moves the model's R near λ* by about 10%: two disks at
+  // utilization 0.6 double a demand's relative error in R.)
   json cal = run_json({"model", "calibrate", "--config", config, "--store", store, "--set", set, "--rate",
-                       "100", "--runlength", "4", "--json"},
+                       "100", "--runlength", "8", "--json"},
                       120s);
   std::map<std::string, json> by_center;
   for (const auto& c : cal["calibrations"]) by_center[c["center"]] = c;
   REQUIRE(by_center.count("disk") == 1);
   REQUIRE(by_center.count("cpu") == 1);
   // The disk's mean service (refserver's emulated time, exponential with mean 4.86 ms for db_tp):
-  // ~400 draws have a standard error of 5%; 25% is five of them.
+  // ~800 draws have a standard error of 3.5%; 25% is seven of them.
   CHECK(std::abs(by_center["disk"]["demand_ms"].get<double>() - 4.86) / 4.86 <= 0.25);
   CHECK(by_center["disk"]["visits"].get<double>() == Approx(1.0));
   // CPU: --cpu-ms 0.2 with the default exponential distribution, and refserver records the drawn
-  // time (its virtual clock), not the oversleep; so the same ~400 draws, the same 5% standard
-  // error, the same 25% bound. (CI once measured 0.179: 2.1 standard errors low, a plain draw.)
+  // time (its virtual clock), not the oversleep; so the same ~800 draws, the same standard error,
+  // the same 25% bound. (CI once measured 0.179 from 400 draws: 2.1 standard errors low.)
   CHECK(std::abs(by_center["cpu"]["demand_ms"].get<double>() - 0.2) / 0.2 <= 0.25);
   // What wbload saw beyond refserver's residence: loopback and two network threads, a fraction of
   // a millisecond on an idle machine, a few on a busy one; never nothing.
