@@ -106,4 +106,17 @@ std::optional<std::string> ModelStore::zcart_tree(const std::string& testbed) {
   return s.column_text(0);
 }
 
+void ModelStore::put_learned_model(const std::string& testbed, const LearnedModelRow& row) {
+  Statement s =
+      db_.prepare("INSERT OR REPLACE INTO learned_models (testbed, inputs, model_json) VALUES (?1, ?2, ?3)");
+  s.bind(1, testbed).bind(2, row.inputs).bind(3, row.model_json).run();
+}
+
+std::optional<ModelStore::LearnedModelRow> ModelStore::learned_model(const std::string& testbed) {
+  Statement s = db_.prepare("SELECT inputs, model_json FROM learned_models WHERE testbed = ?1");
+  s.bind(1, testbed);
+  if (!s.step()) return std::nullopt;
+  return LearnedModelRow{s.column_text(0), s.column_text(1)};
+}
+
 }  // namespace wb::store

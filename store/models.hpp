@@ -55,6 +55,15 @@ class ModelStore {
   void put_zcart_tree(const std::string& testbed, const std::string& tree_json, std::int64_t observations);
   std::optional<std::string> zcart_tree(const std::string& testbed);
 
+  // The learned model of a testbed (experiment/model_learning.hpp) with the text of the inputs it
+  // was learned from, so a reader can tell whether it is still current.
+  struct LearnedModelRow {
+    std::string inputs;
+    std::string model_json;
+  };
+  void put_learned_model(const std::string& testbed, const LearnedModelRow& row);
+  std::optional<LearnedModelRow> learned_model(const std::string& testbed);
+
  private:
   Database& db_;
 };

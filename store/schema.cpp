@@ -210,6 +210,16 @@ CREATE TABLE processes (
 );
 CREATE INDEX processes_by_testbed ON processes(testbed);
 )sql",
+    // 8 -> 9: the learned model that answers λ* (Z-CART, the recalibrated network or both, chosen by
+    // held-out error), kept with the inputs it was learned from: a cache, recomputed when they change.
+    R"sql(
+CREATE TABLE learned_models (
+  testbed    TEXT PRIMARY KEY,
+  inputs     TEXT NOT NULL,          -- what it was learned from (experiment/model_learning.cpp)
+  model_json TEXT NOT NULL,
+  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+);
+)sql",
 };
 
 int user_version(Database& db) {
