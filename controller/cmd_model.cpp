@@ -71,6 +71,10 @@ nlohmann::json model_json(const Config& config, const ModelView& m) {
                                        {"observations", m.tree->observation_count()},
                                        {"describe", m.tree->describe()}}
                       : nlohmann::json();
+  j["learned"] = m.learned ? learned_model_report(*m.learned) : nlohmann::json();
+  if (m.learned)
+    j["learned"]["peak_rate_recalibrated"] =
+        m.recalibrated_peak ? rate_json(*m.recalibrated_peak) : nlohmann::json();
   return j;
 }
 
@@ -104,6 +108,12 @@ void print_model(const Config& config, const ModelView& m) {
                m.tree->node_count(), m.tree->describe());
   } else {
     fmt::print("no Z-CART tree stored yet (`workbench agent` keeps one once probes have run)\n");
+  }
+  if (m.learned) {
+    if (m.learned->curve && m.recalibrated_peak) {
+      fmt::print("recalibrated: {}; λ* here {:.1f}/s\n", m.learned->curve->describe(), *m.recalibrated_peak);
+    }
+    fmt::print("whatif's learned λ*: {}\n", m.learned->why);
   }
 }
 

@@ -28,10 +28,10 @@ struct WhatifOptions {
 
 nlohmann::json answer_json(const WhatifAnswer& x, const PeakExpectation& peak) {
   nlohmann::json ans{
-      {"source", source_name(x.source)},   {"metric", metric_name(x.metric)},  {"unit", x.unit},
-      {"value", opt_json(x.value)},        {"low", opt_json(x.low)},           {"high", opt_json(x.high)},
-      {"level", opt_json(x.level)},        {"fidelity", opt_json(x.fidelity)}, {"fidelity_n", x.fidelity_n},
-      {"tolerance", kExpectationTolerance}};
+      {"source", source_name(x.source)},    {"metric", metric_name(x.metric)},  {"unit", x.unit},
+      {"value", opt_json(x.value)},         {"low", opt_json(x.low)},           {"high", opt_json(x.high)},
+      {"level", opt_json(x.level)},         {"fidelity", opt_json(x.fidelity)}, {"fidelity_n", x.fidelity_n},
+      {"tolerance", kExpectationTolerance}, {"preferred", x.preferred}};
   if (x.source == AnswerSource::kExpectation) ans["calibrated"] = peak.calibrated;
   if (x.rule) ans["rule"] = *x.rule;
   if (!x.note.empty()) ans["note"] = x.note;
@@ -50,6 +50,7 @@ nlohmann::json whatif_json(const Config& config, const WhatifRequest& r, const W
                    {"region_high", opt_json(finite(peak.region_high))},
                    {"saturation_rate", opt_json(finite(peak.saturation_rate))},
                    {"extrapolation", w.extrapolated}};
+  if (w.learned) j["learned"] = learned_model_report(*w.learned);
   if (w.closed) {
     // The centers as the closed workload loads them: N clients and think time Z, not λ*.
     j["closed"] = {{"clients", *r.clients},
@@ -103,6 +104,8 @@ void print_answers(const Config& config, const WhatifResult& w) {
                  config.peak().region.width * 100, peak.region_low, peak.region_high, x.unit);
     }
     if (!x.note.empty()) fmt::print("  {:<11} {}\n", "", x.note);
+    if (x.preferred)
+      fmt::print("  {:<11} preferred: the least held-out error of the learned models (--explain)\n", "");
   }
   if (!peak.calibrated.empty()) {
     std::string names;
@@ -130,6 +133,7 @@ void print_explanation(const WhatifRequest& r, const WhatifResult& w) {
         "its tokens, queue and response its wait for a token)\n");
     return;
   }
+  if (w.learned) fmt::print("\nlearned λ*: {}\n", w.learned->why);
   const OpenResult& at = w.peak.at;
   fmt::print("\nat λ = {:.1f}/s the bottleneck is {} (λ_max = {:.1f}/s)\n", at.lambda, at.bottleneck,
              w.peak.saturation_rate);

@@ -61,6 +61,14 @@ ModelView show_model(const Config& config, const std::string& store_path, const 
   m.calibrated = expect_peak(config, m.sample, m.calibrations);
   m.configured = expect_peak(config, m.sample, {});
   m.tree = load_zcart(store, config);
+  const std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
+  LearnedModel learned = current_learned_model(store, config, m.calibrations, rows,
+                                               persisted_zcart_options(probe_config(config)));
+  if (learned.samples > 0) {
+    if (learned.curve)
+      m.recalibrated_peak = recalibrated_peak(config, m.calibrations, *learned.curve, m.sample);
+    m.learned = std::move(learned);
+  }
   return m;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/config.hpp"
 #include "experiment/expectation.hpp"
+#include "experiment/model_learning.hpp"
 #include "models/zcart.hpp"
 
 namespace wb {
@@ -35,6 +36,10 @@ struct ModelView {
   PeakExpectation calibrated;                  // λ* with the calibrations
   PeakExpectation configured;                  // λ* with the configured demands only
   std::optional<ZCart> tree;                   // the Z-CART tree the probe agent keeps [000 §3.3.1]
+  // Once something was measured: which learned model answers whatif's λ*, and why; and the
+  // recalibrated network's λ* at the sample when it has a recalibration.
+  std::optional<LearnedModel> learned;
+  std::optional<double> recalibrated_peak;
 };
 
 // The model of `config` at the sample `set` names, with the calibrations and Z-CART tree stored at

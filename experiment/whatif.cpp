@@ -13,6 +13,7 @@
 #include "experiment/expectation_zcart.hpp"
 #include "experiment/interrupt.hpp"
 #include "experiment/json_values.hpp"
+#include "experiment/model_learning.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -37,6 +38,7 @@ std::string_view source_name(AnswerSource source) {
   switch (source) {
     case AnswerSource::kExpectation: return "expectation";
     case AnswerSource::kZCart: return "zcart";
+    case AnswerSource::kRecalibrated: return "recalibrated";
     case AnswerSource::kSurface: return "surface";
   }
   return "expectation";
@@ -163,6 +165,59 @@ WhatifAnswer zcart_peak_answer(const Config& config, store::Store& store, const 
   return b;
 }
 
+// The recalibrated network alone: its interval from its leave-one-out residuals (each sample
+// predicted by a curve fitted without it), so nothing fitted to the sample is counted twice.
+WhatifAnswer recalibrated_peak_answer(const Config& config, const std::vector<CalibratedDemand>& calibrations,
+                                      const Sample& sample, const LearnedModel& learned) {
+  WhatifAnswer b;
+  b.source = AnswerSource::kRecalibrated;
+  b.unit = "requests/s";
+  b.value = finite(recalibrated_peak(config, calibrations, *learned.curve, sample));
+  const HeldOutError& e = learned.recalibrated;
+  if (b.value && e.n > 0) {
+    if (auto in = log_interval(*b.value,
+                               prediction_half_width(e.sum_sq, e.n, 0, answer_prior(config), kAnswerLevel))) {
+      std::tie(b.low, b.high) = *in;
+      b.level = kAnswerLevel;
+    }
+    b.fidelity = static_cast<double>(e.within) / static_cast<double>(e.n);
+  }
+  b.fidelity_n = static_cast<int>(e.n);
+  b.note = fmt::format("the [model] recalibrated: {}; fidelity from leave-one-out refits",
+                       learned.curve->describe());
+  return b;
+}
+
+// Z-CART over the residuals of the recalibrated network (source "recalibrated", with a rule).
+WhatifAnswer zcart_on_recalibrated_answer(const Config& config,
+                                          const std::vector<CalibratedDemand>& calibrations,
+                                          const Sample& sample,
+                                          const std::vector<MeasuredVsExpected>& measured,
+                                          const LearnedModel& learned) {
+  const double base = recalibrated_peak(config, calibrations, *learned.curve, sample);
+  if (!(base > 0) || !std::isfinite(base))
+    return recalibrated_peak_answer(config, calibrations, sample, learned);
+  ZCart tree = zcart_on_recalibrated(config, calibrations, measured, *learned.curve,
+                                     persisted_zcart_options(probe_config(config)));
+  check_interrupt();
+  ZCartAnswer z = zcart_predict(tree, config, sample, base);
+  WhatifAnswer b;
+  b.source = AnswerSource::kRecalibrated;
+  b.unit = "requests/s";
+  b.value = z.value;
+  b.low = z.low;
+  b.high = z.high;
+  if (z.low) b.level = kAnswerLevel;
+  b.fidelity = z.fidelity;
+  b.fidelity_n = z.n;
+  b.rule = z.rule;
+  b.note =
+      fmt::format("Z-CART leaf {} with {} measured samples{} over the [model] recalibrated: {}",
+                  z.rule.empty() ? "root" : z.rule, z.n,
+                  z.cap ? fmt::format(", λ* capped at {:.1f}/s", *z.cap) : "", learned.curve->describe());
+  return b;
+}
+
 WhatifAnswer surface_peak_answer(const SurfaceAnswer& s) {
   WhatifAnswer b;
   b.source = AnswerSource::kSurface;
@@ -215,7 +270,22 @@ WhatifResult answer_whatif(const Config& config, const std::string& store_path, 
   if (r.metric != WhatifMetric::kPeak) return result;
   if (a.value && *a.value > 0) {
     const double expected = *a.value;
+    // Z-CART, the recalibrated network or both: whichever predicted the measured samples best.
+    result.learned = current_learned_model(store, config, calibrations, measured,
+                                           persisted_zcart_options(probe_config(config)), check_interrupt);
     result.answers.push_back(zcart_peak_answer(config, store, result.sample, measured, expected));
+    switch (result.learned->form) {
+      case LearnedForm::kZCart: break;
+      case LearnedForm::kRecalibrated:
+        result.answers.push_back(
+            recalibrated_peak_answer(config, calibrations, result.sample, *result.learned));
+        break;
+      case LearnedForm::kZCartOnRecalibrated:
+        result.answers.push_back(
+            zcart_on_recalibrated_answer(config, calibrations, result.sample, measured, *result.learned));
+        break;
+    }
+    result.answers.back().preferred = true;
   }
   // The fitted surface answers λ* only, and only inside the region a finished map-surface measured.
   if (std::optional<SurfaceAnswer> s = surface_answer(store, config, result.sample))

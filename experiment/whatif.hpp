@@ -9,6 +9,7 @@
 
 #include "core/config.hpp"
 #include "experiment/expectation.hpp"
+#include "experiment/model_learning.hpp"
 #include "models/closed_model.hpp"
 
 namespace wb {
@@ -18,7 +19,9 @@ enum class WhatifMetric { kPeak, kThroughput, kResponse };
 WhatifMetric parse_whatif_metric(std::string_view text);
 std::string_view metric_name(WhatifMetric metric);
 
-enum class AnswerSource { kExpectation, kZCart, kSurface };
+// kRecalibrated: the [model] network with one center's demand refitted to the measured λ*
+// (experiment/model_learning.hpp).
+enum class AnswerSource { kExpectation, kZCart, kRecalibrated, kSurface };
 std::string_view source_name(AnswerSource source);
 
 struct WhatifRequest {
@@ -46,6 +49,9 @@ struct WhatifAnswer {
   int fidelity_n = 0;
   std::string note;
   std::optional<std::string> rule;  // Z-CART: the leaf's rule path ("" at the root)
+  // The learned λ* whatif stands behind: Z-CART or the recalibrated model, whichever predicted the
+  // measured samples best (WhatifResult::learned says by how much).
+  bool preferred = false;
 };
 
 // One center under a closed workload: what the open solution knows of it (servers, visits,
@@ -65,12 +71,16 @@ struct WhatifResult {
   Sample sample;
   // Numeric factors set outside their declared levels' range: the answers there extrapolate.
   std::vector<std::string> extrapolated;
-  std::vector<WhatifAnswer> answers;  // the expectation first, then Z-CART and the surface (λ* only)
-  PeakExpectation peak;               // at --rate, else at λ*
+  // The expectation first, then (λ* only) Z-CART, the recalibrated model when it is preferred, and
+  // the surface.
+  std::vector<WhatifAnswer> answers;
+  PeakExpectation peak;  // at --rate, else at λ*
   std::optional<ClosedResult> closed;
   std::string closed_method;      // how the closed network was solved
   std::string closed_bottleneck;  // the center with the highest utilization
   std::vector<ClosedCenterAnswer> closed_centers;
+  // λ* only, once something was measured: which learned model answers after the expectation, and why.
+  std::optional<LearnedModel> learned;
 };
 
 // Answers `request` for `config`'s testbed from its [model], the calibrations and searches stored
