@@ -61,6 +61,8 @@ Factor parse_factor(ConfigSection& t, const std::string& name, std::string* defa
         t.fail("levels", fmt::format("level '{}' appears twice", f.levels.back()));
     }
   }
+  f.between = t.boolean_or("between", false);
+  if (f.between && !f.numeric) t.fail("between", "only a numeric factor has values between its levels");
   *default_level = f.levels.front();
   if (t.has("default")) {
     const toml::node* d = t.raw("default");

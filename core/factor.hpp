@@ -18,6 +18,9 @@ struct Factor {
   bool numeric = true;
   std::vector<std::string> levels;     // canonical text of every level, in declared order
   std::vector<double> numeric_levels;  // same order; empty for categorical factors
+  // `between = true`: any number within the levels' range may be run (a thread count of 24 where
+  // 16 and 32 are declared), so probes can bisect a deviation's boundary below the levels' spacing.
+  bool between = false;
 
   // Index of `value` among the levels, or nullopt. Numeric values compare by number
   // ("2" matches "2.0").

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -65,11 +66,18 @@ Sample parse_sample(const std::string& text, const std::vector<Factor>& factors,
     if (given[name]) throw InputError(fmt::format("--set: factor '{}' is given twice", name));
     given[name] = true;
     auto idx = f->find_level(value);
-    if (!idx && values == SampleValues::kNumbers && f->numeric) {
+    if (!idx && f->numeric && (values == SampleValues::kNumbers || f->between)) {
       char* end = nullptr;
       const double x = std::strtod(value.c_str(), &end);
       if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(x))
         throw InputError(fmt::format("--set: '{}' is not a number (factor '{}' is numeric)", value, name));
+      const auto [lo, hi] = std::minmax_element(f->numeric_levels.begin(), f->numeric_levels.end());
+      if (values == SampleValues::kLevels && (x < *lo || x > *hi)) {
+        throw InputError(
+            fmt::format("--set: {}={} is outside its levels' range [{}, {}] (between = true runs "
+                        "values inside it only)",
+                        name, value, format_number(*lo), format_number(*hi)));
+      }
       s.set(name, format_number(x));
       continue;
     }

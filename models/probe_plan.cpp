@@ -111,6 +111,25 @@ std::vector<PlannedProbe> plan_boundary_probes(const ZCart& tree, const std::vec
   return out;
 }
 
+namespace {
+
+// The value halfway between two adjacent values of a `between` factor: a whole number when every
+// level is one (threads, disks), and none once the two are adjacent whole numbers or, for a
+// continuous factor, closer than 1/64 of the levels' range.
+std::optional<double> value_between(const Factor& f, double lo, double hi) {
+  const bool whole = std::all_of(f.numeric_levels.begin(), f.numeric_levels.end(),
+                                 [](double l) { return l == std::floor(l); });
+  if (whole) {
+    const double m = std::floor((lo + hi) / 2);
+    return m > lo && m < hi ? std::optional<double>(m) : std::nullopt;
+  }
+  const auto [min, max] = std::minmax_element(f.numeric_levels.begin(), f.numeric_levels.end());
+  if (hi - lo < (*max - *min) / 64) return std::nullopt;
+  return (lo + hi) / 2;
+}
+
+}  // namespace
+
 std::vector<PlannedProbe> plan_bisecting_probes(const std::vector<MeasuredSample>& measured,
                                                 const std::vector<Factor>& factors, double priority) {
   std::vector<PlannedProbe> out;
@@ -118,7 +137,7 @@ std::vector<PlannedProbe> plan_bisecting_probes(const std::vector<MeasuredSample
   for (const MeasuredSample& d : measured) {
     if (!d.deviates) continue;
     for (const Factor& f : factors) {
-      if (!f.numeric || f.numeric_levels.size() < 3 || !d.sample.has(f.name)) continue;
+      if (!f.numeric || (f.numeric_levels.size() < 3 && !f.between) || !d.sample.has(f.name)) continue;
       const std::optional<double> at = f.axis_value(d.sample.value(f.name));
       if (!at) continue;
       // The nearest measured sample below and above `at` along f, the other factors as at d.
@@ -142,10 +161,16 @@ std::vector<PlannedProbe> plan_bisecting_probes(const std::vector<MeasuredSample
         std::vector<double> between;
         for (double l : f.numeric_levels)
           if (l > lo && l < hi) between.push_back(l);
-        if (between.empty()) continue;
         std::sort(between.begin(), between.end());
+        std::optional<double> mid;
+        if (!between.empty()) {
+          mid = between[(between.size() - 1) / 2];
+        } else if (f.between) {
+          mid = value_between(f, lo, hi);
+        }
+        if (!mid) continue;
         Sample s = d.sample;
-        s.set(f.name, f.axis_text(between[(between.size() - 1) / 2]));
+        s.set(f.name, f.axis_text(*mid));
         if (planned.insert(s.key()).second) out.push_back(PlannedProbe{s, f.name, priority, -1});
       }
     }

@@ -57,7 +57,9 @@ struct MeasuredSample {
 // either side along that factor (every other factor equal); where that one agrees and declared
 // levels lie strictly between the two, a probe at the middle one of them by index, the other
 // factors as at the deviating sample. Each measured probe halves its gap, until every boundary
-// seen along a factor lies between adjacent levels. `priority` is every probe's; `node` is -1.
+// seen along a factor lies between adjacent levels; for a factor declared `between = true`, on
+// between adjacent levels, at their midpoint (a whole number when the levels are), until adjacent
+// whole numbers or 1/64 of the range. `priority` is every probe's; `node` is -1.
 std::vector<PlannedProbe> plan_bisecting_probes(const std::vector<MeasuredSample>& measured,
                                                 const std::vector<Factor>& factors, double priority);
 

@@ -114,6 +114,19 @@ TEST_CASE("sample lists (--set) name the unknown factor and the levels") {
   CHECK_THROWS_AS(c.sample("disks"), wb::InputError);
 }
 
+TEST_CASE("a factor declared between = true takes values between its levels, not beyond them") {
+  std::string text(kGood);
+  text.replace(text.find("default = 4"), 11, "default = 4\nbetween = true");
+  auto c = wb::Config::load(write_config("between.toml", text));
+  CHECK(c.factor("threads")->between);
+  CHECK_FALSE(c.factor("disks")->between);
+  CHECK(c.sample("threads=6").value("threads") == "6");
+  CHECK(c.sample("threads=2.5").numeric("threads") == 2.5);
+  CHECK_THROWS_WITH(c.sample("threads=9"), Catch::Contains("outside its levels' range [1, 8]"));
+  CHECK_THROWS_WITH(c.sample("threads=x"), Catch::Contains("is not a number"));
+  CHECK_THROWS_WITH(c.sample("disks=2.5"), Catch::Contains("levels: 1, 2, 3, 4"));
+}
+
 TEST_CASE("config errors name file, line and key") {
   struct Case {
     std::string text;
@@ -139,6 +152,8 @@ TEST_CASE("config errors name file, line and key") {
       {replace("default = 4", "default = 3"), "factors.threads.default: '3' is not one of the levels"},
       {replace("[peak]\nr_sat_ms = 40\nwidth = 0.1\n", ""), "missing [peak] section"},
       {replace("[testbed]", "[testbedd]"), ":2:testbedd: unknown section"},
+      {replace("levels = [\"web\", \"db\"]", "levels = [\"web\", \"db\"]\nbetween = true"),
+       ":16:factors.mix.between: only a numeric factor has values between its levels"},
   };
   for (const auto& c : cases) {
     INFO(c.text);

@@ -187,3 +187,34 @@ TEST_CASE("bisecting probes halve the gap between a deviating and an agreeing sa
   measured.push_back({at("4", "16"), false});
   CHECK(plan_bisecting_probes(measured, factors(), 0).empty());
 }
+
+TEST_CASE("a factor declared between = true is bisected below its levels' spacing") {
+  // Threads 16 agrees, 32 deviates, no level between: with between = true the probes go to 24,
+  // then (24 agreeing) 28, 30, 31, and stop at adjacent whole numbers.
+  std::vector<Factor> f = factors();
+  for (Factor& x : f) x.between = x.name == "threads";
+  std::vector<MeasuredSample> measured{{at("4", "16"), false}, {at("4", "32"), true}};
+  CHECK(plan_bisecting_probes(measured, factors(), 0).empty());  // levels only: nothing between
+  std::vector<std::string> probes;
+  for (int step = 0; step < 8; ++step) {
+    std::vector<PlannedProbe> planned = plan_bisecting_probes(measured, f, 0);
+    if (planned.empty()) break;
+    REQUIRE(planned.size() == 1);
+    probes.push_back(planned[0].sample.value("threads"));
+    measured.push_back({planned[0].sample, false});  // each probe agrees: the boundary is higher
+  }
+  CHECK(probes == std::vector<std::string>{"24", "28", "30", "31"});
+
+  // A continuous factor (levels that are not all whole numbers): midpoints, down to 1/64 of the
+  // levels' range.
+  Factor ratio = numeric_factor("ratio", {0.1, 1});
+  ratio.between = true;
+  Sample lo, hi;
+  lo.set("ratio", "0.5");
+  hi.set("ratio", "1");
+  std::vector<PlannedProbe> planned = plan_bisecting_probes({{lo, false}, {hi, true}}, {ratio}, 0);
+  REQUIRE(planned.size() == 1);
+  CHECK(planned[0].sample.numeric("ratio") == Approx(0.75));
+  lo.set("ratio", "0.99");
+  CHECK(plan_bisecting_probes({{lo, false}, {hi, true}}, {ratio}, 0).empty());
+}
