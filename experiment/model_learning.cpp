@@ -36,7 +36,7 @@ constexpr double kRequiredGain = 0.9;
 // One distinct measured sample: its λ* (the geometric mean of its searches'), the expectation
 // stored with its first search (what the persisted tree was trained on), its tree attributes and
 // the network solved for it.
-struct MeasuredSample {
+struct LearningSample {
   Sample sample;
   double measured = 0;
   double stored_expected = 0;
@@ -44,11 +44,11 @@ struct MeasuredSample {
   EffectiveModel model;
 };
 
-std::vector<MeasuredSample> measured_samples(const Config& config,
+std::vector<LearningSample> learning_samples(const Config& config,
                                              const std::vector<CalibratedDemand>& calibrations,
                                              const std::vector<MeasuredVsExpected>& rows,
                                              const ZCartAttributes& attributes) {
-  std::vector<MeasuredSample> out;
+  std::vector<LearningSample> out;
   std::map<std::string, std::pair<std::size_t, int>> index;  // key -> (position, searches)
   for (const auto& r : rows) {
     if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
@@ -58,7 +58,7 @@ std::vector<MeasuredSample> measured_samples(const Config& config,
     if (!(m > 0) || !(e > 0) || !std::isfinite(m) || !std::isfinite(e)) continue;
     const std::string key = r.search.sample.key();
     if (auto it = index.find(key); it != index.end()) {
-      MeasuredSample& s = out[it->second.first];
+      LearningSample& s = out[it->second.first];
       const int k = ++it->second.second;
       s.measured = std::exp((std::log(s.measured) * (k - 1) + std::log(m)) / k);
       continue;
@@ -66,21 +66,22 @@ std::vector<MeasuredSample> measured_samples(const Config& config,
     auto values = attributes.encode(r.search.sample);
     if (!values) continue;
     index.emplace(key, std::make_pair(out.size(), 1));
-    out.push_back(MeasuredSample{r.search.sample, m, e, std::move(*values),
+    out.push_back(LearningSample{r.search.sample, m, e, std::move(*values),
                                  effective_model(config, r.search.sample, calibrations)});
   }
   return out;
 }
 
-double peak_at(const EffectiveModel& m, const std::string& center, double log_k, double r_sat) {
+double recalibrated_peak_at(const EffectiveModel& m, const std::string& center, double log_k, double r_sat) {
   return predicted_peak(scale_demand(m.network, m.sample, center, std::exp(log_k)), m.sample, r_sat);
 }
 
-double peak_with(const EffectiveModel& m, const DemandCurve& curve, const Sample& sample, double r_sat) {
-  return peak_at(m, curve.center, curve.log_multiplier(sample), r_sat);
+double recalibrated_peak_with(const EffectiveModel& m, const DemandCurve& curve, const Sample& sample,
+                              double r_sat) {
+  return recalibrated_peak_at(m, curve.center, curve.log_multiplier(sample), r_sat);
 }
 
-void add_error(HeldOutError* e, double predicted, double measured) {
+void add_held_out_error(HeldOutError* e, double predicted, double measured) {
   // A model that predicts no λ* at all (0 or unbounded) is as wrong as the worst bound we solve in.
   const double worst = std::log(kMaxDemandMultiplier);
   const double err = predicted > 0 && std::isfinite(predicted) ? std::log(predicted / measured) : worst;
@@ -92,7 +93,7 @@ void add_error(HeldOutError* e, double predicted, double measured) {
 // Leave-one-out error of a Z-CART tree whose observation j, when sample i is held out, has the
 // expectation expected(i, j).
 HeldOutError zcart_held_out(const std::vector<Attribute>& schema, const ZCartOptions& options,
-                            const std::vector<MeasuredSample>& samples,
+                            const std::vector<LearningSample>& samples,
                             const std::function<double(std::size_t, std::size_t)>& expected) {
   HeldOutError e;
   for (std::size_t i = 0; i < samples.size(); ++i) {
@@ -101,12 +102,12 @@ HeldOutError zcart_held_out(const std::vector<Attribute>& schema, const ZCartOpt
       if (j != i) obs.push_back(Observation{samples[j].values, expected(i, j), samples[j].measured});
     ZCart tree(schema, options);
     tree.fit(obs);
-    add_error(&e, tree.predict_value(samples[i].values.data(), expected(i, i)), samples[i].measured);
+    add_held_out_error(&e, tree.predict_value(samples[i].values.data(), expected(i, i)), samples[i].measured);
   }
   return e;
 }
 
-struct Candidate {
+struct RecalibrationCandidate {
   DemandCurve curve;
   std::vector<CurvePoint> points;
   std::vector<std::optional<std::size_t>> point_of;  // sample -> its point, when exact
@@ -114,14 +115,16 @@ struct Candidate {
 };
 
 // The recalibration (center, factor) with the least leave-one-out error.
-std::optional<Candidate> best_recalibration(const Config& config, const std::vector<MeasuredSample>& samples,
-                                            double r_sat, const std::function<void()>& between_solves) {
-  std::optional<Candidate> best;
+std::optional<RecalibrationCandidate> best_recalibration(const Config& config,
+                                                         const std::vector<LearningSample>& samples,
+                                                         double r_sat,
+                                                         const std::function<void()>& between_solves) {
+  std::optional<RecalibrationCandidate> best;
   for (const ServiceCenter& center : config.model()->centers) {
     if (center.pool) continue;
     // The multiplier at each sample depends on the center only, not on the factor it follows.
     std::vector<SolvedMultiplier> k;
-    for (const MeasuredSample& s : samples) {
+    for (const LearningSample& s : samples) {
       if (between_solves) between_solves();
       const ServiceCenter* here = s.model.network.find(center.name);
       if (here == nullptr || !(here->demand_ms.eval(s.model.sample) > 0)) break;
@@ -129,7 +132,7 @@ std::optional<Candidate> best_recalibration(const Config& config, const std::vec
     }
     if (k.size() != samples.size()) continue;  // no demand to scale at some sample
     for (const Factor& factor : config.factors()) {
-      Candidate c;
+      RecalibrationCandidate c;
       c.point_of.resize(samples.size());
       for (std::size_t i = 0; i < samples.size(); ++i) {
         if (!k[i].exact) continue;
@@ -141,7 +144,8 @@ std::optional<Candidate> best_recalibration(const Config& config, const std::vec
         if (between_solves) between_solves();
         DemandCurve held =
             fit_demand_curve(center.name, factor.name, factor.numeric, c.points, c.point_of[i]);
-        add_error(&c.error, peak_with(samples[i].model, held, samples[i].sample, r_sat), samples[i].measured);
+        add_held_out_error(&c.error, recalibrated_peak_with(samples[i].model, held, samples[i].sample, r_sat),
+                           samples[i].measured);
       }
       if (!best || c.error.sum_sq < best->error.sum_sq) {
         c.curve = fit_demand_curve(center.name, factor.name, factor.numeric, c.points);
@@ -152,7 +156,7 @@ std::optional<Candidate> best_recalibration(const Config& config, const std::vec
   return best;
 }
 
-std::string percent(const HeldOutError& e) {
+std::string held_out_percent(const HeldOutError& e) {
   return std::isfinite(e.rms()) ? fmt::format("{:.1f}%", 100 * (std::exp(e.rms()) - 1)) : "-";
 }
 
@@ -164,7 +168,7 @@ LearnedModel learn_model(const Config& config, const std::vector<CalibratedDeman
   LearnedModel out;
   if (!config.model()) return out;
   const ZCartAttributes attributes(config);
-  const std::vector<MeasuredSample> samples = measured_samples(config, calibrations, rows, attributes);
+  const std::vector<LearningSample> samples = learning_samples(config, calibrations, rows, attributes);
   out.samples = samples.size();
   if (samples.size() < kMinRecalibrationSamples) {
     out.why =
@@ -175,7 +179,7 @@ LearnedModel learn_model(const Config& config, const std::vector<CalibratedDeman
   const double r_sat = config.peak().r_sat_ms;
   out.zcart = zcart_held_out(attributes.schema(), tree_options, samples,
                              [&](std::size_t, std::size_t j) { return samples[j].stored_expected; });
-  std::optional<Candidate> best = best_recalibration(config, samples, r_sat, between_solves);
+  std::optional<RecalibrationCandidate> best = best_recalibration(config, samples, r_sat, between_solves);
   if (!best) {
     out.why = "no center's demand can be recalibrated to these measurements";
     return out;
@@ -196,7 +200,7 @@ LearnedModel learn_model(const Config& config, const std::vector<CalibratedDeman
     for (std::size_t j = 0; j < samples.size(); ++j) {
       const double lk = held[i].log_multiplier(samples[j].sample);
       auto [it, fresh] = solved.try_emplace({j, lk}, 0.0);
-      if (fresh) it->second = peak_at(samples[j].model, best->curve.center, lk, r_sat);
+      if (fresh) it->second = recalibrated_peak_at(samples[j].model, best->curve.center, lk, r_sat);
       expected[i][j] = it->second;
     }
   }
@@ -216,8 +220,9 @@ LearnedModel learn_model(const Config& config, const std::vector<CalibratedDeman
   out.why = fmt::format(
       "held-out error over {} measured samples: Z-CART {}, recalibrated ({}) {}, Z-CART on it {}; "
       "{} answers",
-      samples.size(), percent(out.zcart), out.curve->center + " demand by " + out.curve->factor,
-      percent(out.recalibrated), percent(out.zcart_on_recalibrated), learned_form_name(out.form));
+      samples.size(), held_out_percent(out.zcart), out.curve->center + " demand by " + out.curve->factor,
+      held_out_percent(out.recalibrated), held_out_percent(out.zcart_on_recalibrated),
+      learned_form_name(out.form));
   return out;
 }
 
@@ -243,11 +248,11 @@ std::string learning_inputs(const Config& config, const std::vector<CalibratedDe
   return text;
 }
 
-nlohmann::json held_out_json(const HeldOutError& e) {
+nlohmann::json stored_held_out_json(const HeldOutError& e) {
   return {{"n", e.n}, {"sum_sq", e.sum_sq}, {"within", e.within}};
 }
 
-HeldOutError held_out_from_json(const nlohmann::json& j) {
+HeldOutError stored_held_out_from_json(const nlohmann::json& j) {
   return HeldOutError{j.at("n").get<std::size_t>(), j.at("sum_sq").get<double>(),
                       j.at("within").get<std::size_t>()};
 }
@@ -279,9 +284,9 @@ nlohmann::json learned_model_json(const LearnedModel& m) {
   nlohmann::json j{{"form", static_cast<int>(m.form)},
                    {"samples", m.samples},
                    {"why", m.why},
-                   {"zcart", held_out_json(m.zcart)},
-                   {"recalibrated", held_out_json(m.recalibrated)},
-                   {"zcart_on_recalibrated", held_out_json(m.zcart_on_recalibrated)}};
+                   {"zcart", stored_held_out_json(m.zcart)},
+                   {"recalibrated", stored_held_out_json(m.recalibrated)},
+                   {"zcart_on_recalibrated", stored_held_out_json(m.zcart_on_recalibrated)}};
   if (m.curve) {
     j["curve"] = {{"center", m.curve->center}, {"factor", m.curve->factor}, {"numeric", m.curve->numeric},
                   {"knots", m.curve->knots},   {"levels", m.curve->levels}, {"points", m.curve->points}};
@@ -298,9 +303,9 @@ LearnedModel learned_model_from_json(const nlohmann::json& j) {
     m.form = static_cast<LearnedForm>(form);
     m.samples = j.at("samples").get<std::size_t>();
     m.why = j.at("why").get<std::string>();
-    m.zcart = held_out_from_json(j.at("zcart"));
-    m.recalibrated = held_out_from_json(j.at("recalibrated"));
-    m.zcart_on_recalibrated = held_out_from_json(j.at("zcart_on_recalibrated"));
+    m.zcart = stored_held_out_from_json(j.at("zcart"));
+    m.recalibrated = stored_held_out_from_json(j.at("recalibrated"));
+    m.zcart_on_recalibrated = stored_held_out_from_json(j.at("zcart_on_recalibrated"));
     if (j.contains("curve")) {
       const auto& c = j.at("curve");
       DemandCurve curve;
@@ -340,7 +345,8 @@ LearnedModel current_learned_model(store::Store& store, const Config& config,
 
 double recalibrated_peak(const Config& config, const std::vector<CalibratedDemand>& calibrations,
                          const DemandCurve& curve, const Sample& sample) {
-  return peak_with(effective_model(config, sample, calibrations), curve, sample, config.peak().r_sat_ms);
+  return recalibrated_peak_with(effective_model(config, sample, calibrations), curve, sample,
+                                config.peak().r_sat_ms);
 }
 
 ZCart zcart_on_recalibrated(const Config& config, const std::vector<CalibratedDemand>& calibrations,
@@ -348,8 +354,8 @@ ZCart zcart_on_recalibrated(const Config& config, const std::vector<CalibratedDe
                             const ZCartOptions& tree_options) {
   const ZCartAttributes attributes(config);
   std::vector<Observation> obs;
-  for (const MeasuredSample& s : measured_samples(config, calibrations, rows, attributes)) {
-    const double e = peak_with(s.model, curve, s.sample, config.peak().r_sat_ms);
+  for (const LearningSample& s : learning_samples(config, calibrations, rows, attributes)) {
+    const double e = recalibrated_peak_with(s.model, curve, s.sample, config.peak().r_sat_ms);
     obs.push_back(Observation{s.values, e > 0 && std::isfinite(e) ? e : s.stored_expected, s.measured});
   }
   ZCart tree(attributes.schema(), tree_options);
