@@ -91,26 +91,26 @@ void print_answers(const Config& config, const WhatifResult& w) {
                                                *x.fidelity * 100, x.fidelity_n, kExpectationTolerance * 100)
                                  : std::string("fidelity unknown: no measured search to compare with yet");
     const bool peak_metric = x.metric == WhatifMetric::kPeak;
-    fmt::print("  {:<11} {} = {}  ({})\n", source_name(x.source), peak_metric ? "λ*" : metric_name(x.metric),
+    fmt::print("  {:<12} {} = {}  ({})\n", source_name(x.source), peak_metric ? "λ*" : metric_name(x.metric),
                value, fid);
     if (x.low && x.level) {
-      fmt::print("  {:<11} {:.0f}% prediction interval: [{:.1f}, {:.1f}] {}\n", "", *x.level * 100, *x.low,
+      fmt::print("  {:<12} {:.0f}% prediction interval: [{:.1f}, {:.1f}] {}\n", "", *x.level * 100, *x.low,
                  *x.high, x.unit);
     } else if (x.low) {
-      fmt::print("  {:<11} range: [{:.1f}, {:.1f}] {}\n", "", *x.low, *x.high, x.unit);
+      fmt::print("  {:<12} range: [{:.1f}, {:.1f}] {}\n", "", *x.low, *x.high, x.unit);
     }
     if (x.source == AnswerSource::kExpectation && peak_metric && x.value && std::isfinite(peak.region_high)) {
-      fmt::print("  {:<11} peak-rate region: R(λ) within R_sat ± {:.0f}% for λ in [{:.1f}, {:.1f}] {}\n", "",
+      fmt::print("  {:<12} peak-rate region: R(λ) within R_sat ± {:.0f}% for λ in [{:.1f}, {:.1f}] {}\n", "",
                  config.peak().region.width * 100, peak.region_low, peak.region_high, x.unit);
     }
-    if (!x.note.empty()) fmt::print("  {:<11} {}\n", "", x.note);
+    if (!x.note.empty()) fmt::print("  {:<12} {}\n", "", x.note);
     if (x.preferred)
-      fmt::print("  {:<11} preferred: the least held-out error of the learned models (--explain)\n", "");
+      fmt::print("  {:<12} preferred: the least held-out error of the learned models (--explain)\n", "");
   }
   if (!peak.calibrated.empty()) {
     std::string names;
     for (const auto& n : peak.calibrated) names += (names.empty() ? "" : ", ") + n;
-    fmt::print("  {:<11} calibrated demands: {}\n", "", names);
+    fmt::print("  {:<12} calibrated demands: {}\n", "", names);
   }
 }
 

@@ -55,6 +55,14 @@ bool record_expectation(store::Store& store, const Config& config, const Sample&
   }
 }
 
+bool learnable(const MeasuredVsExpected& r) {
+  if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
+      !r.expectation->peak_rate)
+    return false;
+  const double m = *r.search.peak_rate, e = *r.expectation->peak_rate;
+  return m > 0 && e > 0 && std::isfinite(m) && std::isfinite(e);
+}
+
 std::vector<MeasuredVsExpected> measured_vs_expected(store::Store& store, const std::string& testbed) {
   std::vector<MeasuredVsExpected> out;
   for (std::int64_t id : store.search_ids(testbed)) {

@@ -47,6 +47,9 @@ struct MeasuredVsExpected {
   std::optional<double> gap;
 };
 std::vector<MeasuredVsExpected> measured_vs_expected(store::Store& store, const std::string& testbed);
+// A found search whose λ* and stored expectation are both finite rates > 0: what Z-CART and the
+// learned models learn from.
+bool learnable(const MeasuredVsExpected& r);
 
 // Fidelity of the expectation model on one testbed: the fraction of measured samples (a sample
 // measured twice counts once, at the geometric mean of its gaps) whose measured λ* lay within

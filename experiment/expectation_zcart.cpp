@@ -1,5 +1,6 @@
 #include "experiment/expectation_zcart.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -23,10 +24,7 @@ std::vector<Observation> zcart_observations(const ZCartAttributes& attributes,
   std::vector<Observation> observations;
   std::map<std::string, std::pair<std::size_t, int>> index;  // sample -> (observation, searches)
   for (const auto& r : rows) {
-    if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
-        !r.expectation->peak_rate)
-      continue;
-    if (!(*r.search.peak_rate > 0) || !(*r.expectation->peak_rate > 0)) continue;
+    if (!learnable(r)) continue;
     const std::string key = r.search.sample.key();
     if (auto it = index.find(key); it != index.end()) {
       Observation& o = observations[it->second.first];
@@ -190,14 +188,7 @@ std::optional<ZCart> current_zcart(store::Store& store, const Config& config, co
   if (!tree) return std::nullopt;
   // The derived attributes solve the model once per sample: count first, encode only when the
   // store has searches the tree does not.
-  std::size_t candidates = 0;
-  for (const auto& r : rows) {
-    if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
-        !r.expectation->peak_rate)
-      continue;
-    if (!(*r.search.peak_rate > 0) || !(*r.expectation->peak_rate > 0)) continue;
-    ++candidates;
-  }
+  const auto candidates = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), learnable));
   if (tree->observation_count() == candidates) return tree;
   // Fewer held than searches: new samples, or a sample measured again (its merged λ* moved).
   std::vector<Observation> obs = zcart_observations(attributes, rows);

@@ -51,11 +51,8 @@ std::vector<LearningSample> learning_samples(const Config& config,
   std::vector<LearningSample> out;
   std::map<std::string, std::pair<std::size_t, int>> index;  // key -> (position, searches)
   for (const auto& r : rows) {
-    if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
-        !r.expectation->peak_rate)
-      continue;
+    if (!learnable(r)) continue;
     const double m = *r.search.peak_rate, e = *r.expectation->peak_rate;
-    if (!(m > 0) || !(e > 0) || !std::isfinite(m) || !std::isfinite(e)) continue;
     const std::string key = r.search.sample.key();
     if (auto it = index.find(key); it != index.end()) {
       LearningSample& s = out[it->second.first];
@@ -239,9 +236,7 @@ std::string learning_inputs(const Config& config, const std::vector<CalibratedDe
     text += fmt::format("calibration {} {} {:.17g} {:.17g}\n", c.center, c.sample.key(), c.demand_ms,
                         c.visits.value_or(-1));
   for (const auto& r : rows) {
-    if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
-        !r.expectation->peak_rate)
-      continue;
+    if (!learnable(r)) continue;
     text += fmt::format("search {} {:.17g} {:.17g}\n", r.search.sample.key(), *r.search.peak_rate,
                         *r.expectation->peak_rate);
   }

@@ -191,9 +191,7 @@ std::vector<ClassifiedObservation> classified_observations(store::Store& store, 
   if (attributes == nullptr) attributes = &own.emplace(config);
   std::vector<ClassifiedObservation> out;
   for (const auto& r : rows) {
-    if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
-        !r.expectation->peak_rate)
-      continue;
+    if (!learnable(r)) continue;
     auto values = attributes->encode(r.search.sample);
     if (!values) continue;
     MeasuredPeak m = measured_peak(*r.search.peak_rate, store.peak_interval(r.search.id));

@@ -139,6 +139,21 @@ WhatifAnswer expectation_answer(const WhatifRequest& r, const PeakExpectation& p
   return a;
 }
 
+// A Z-CART leaf's answer as whatif reports it (the note is the caller's).
+WhatifAnswer tree_answer(AnswerSource source, const ZCartAnswer& z) {
+  WhatifAnswer b;
+  b.source = source;
+  b.unit = "requests/s";
+  b.value = z.value;
+  b.low = z.low;
+  b.high = z.high;
+  if (z.low) b.level = kAnswerLevel;
+  b.fidelity = z.fidelity;
+  b.fidelity_n = z.n;
+  b.rule = z.rule;
+  return b;
+}
+
 // Z-CART corrects the expectation's λ* where measurements disagreed with it [000 §3.3.1]: the tree
 // the probe agent refined and stored, else one fitted now from the stored searches.
 WhatifAnswer zcart_peak_answer(const Config& config, store::Store& store, const Sample& sample,
@@ -148,16 +163,7 @@ WhatifAnswer zcart_peak_answer(const Config& config, store::Store& store, const 
   ZCartAnswer z = tree ? zcart_predict(*tree, config, sample, expected)
                        : zcart_answer(config, measured, sample, expected);
   check_interrupt();
-  WhatifAnswer b;
-  b.source = AnswerSource::kZCart;
-  b.unit = "requests/s";
-  b.value = z.value;
-  b.low = z.low;
-  b.high = z.high;
-  if (z.low) b.level = kAnswerLevel;
-  b.fidelity = z.fidelity;
-  b.fidelity_n = z.n;
-  b.rule = z.rule;
+  WhatifAnswer b = tree_answer(AnswerSource::kZCart, z);
   b.note = z.n == 0 ? std::string("zero training: no measured search yet, so the expectation itself")
                     : fmt::format("leaf {} with {} measured samples{}{}", z.rule.empty() ? "root" : z.rule,
                                   z.n, z.cap ? fmt::format(", λ* capped at {:.1f}/s", *z.cap) : "",
@@ -200,17 +206,8 @@ WhatifAnswer zcart_on_recalibrated_answer(const Config& config,
   ZCart tree = zcart_on_recalibrated(config, calibrations, measured, *learned.curve,
                                      persisted_zcart_options(probe_config(config)));
   check_interrupt();
-  ZCartAnswer z = zcart_predict(tree, config, sample, base);
-  WhatifAnswer b;
-  b.source = AnswerSource::kRecalibrated;
-  b.unit = "requests/s";
-  b.value = z.value;
-  b.low = z.low;
-  b.high = z.high;
-  if (z.low) b.level = kAnswerLevel;
-  b.fidelity = z.fidelity;
-  b.fidelity_n = z.n;
-  b.rule = z.rule;
+  const ZCartAnswer z = zcart_predict(tree, config, sample, base);
+  WhatifAnswer b = tree_answer(AnswerSource::kRecalibrated, z);
   b.note =
       fmt::format("Z-CART leaf {} with {} measured samples{} over the [model] recalibrated: {}",
                   z.rule.empty() ? "root" : z.rule, z.n,
