@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -176,6 +178,17 @@ LearnedModel learn_model(const Config& config, const std::vector<CalibratedDeman
   const double r_sat = config.peak().r_sat_ms;
   out.zcart = zcart_held_out(attributes.schema(), tree_options, samples,
                              [&](std::size_t, std::size_t j) { return samples[j].stored_expected; });
+  // Nothing deviates, nothing to recalibrate: and the solves it would take are the expensive part
+  // (tenths of a second each with a pool of 64 or more tokens).
+  const bool deviates = std::any_of(samples.begin(), samples.end(), [](const LearningSample& s) {
+    return std::abs(s.measured / s.stored_expected - 1) > kExpectationTolerance;
+  });
+  if (!deviates) {
+    out.why =
+        fmt::format("all {} measured samples lie within {:.0f}% of the expectation: nothing to recalibrate",
+                    samples.size(), 100 * kExpectationTolerance);
+    return out;
+  }
   std::optional<RecalibrationCandidate> best = best_recalibration(config, samples, r_sat, between_solves);
   if (!best) {
     out.why = "no center's demand can be recalibrated to these measurements";
@@ -334,7 +347,12 @@ LearnedModel current_learned_model(store::Store& store, const Config& config,
     }
   }
   LearnedModel m = learn_model(config, calibrations, rows, tree_options, between_solves);
-  store.put_learned_model(config.name(), {inputs, learned_model_json(m).dump()});
+  // Only a cache: a store that cannot be written now (read-only, busy) costs the next reader the
+  // learning again, not this answer.
+  try {
+    store.put_learned_model(config.name(), {inputs, learned_model_json(m).dump()});
+  } catch (const std::exception&) {
+  }
   return m;
 }
 

@@ -126,6 +126,9 @@ TEST_CASE("a model that is right keeps Z-CART on the model as configured") {
   CHECK(m.samples == 12);
   CHECK(m.form == LearnedForm::kZCart);
   CHECK(m.zcart.rms() < 0.06);
+  // Every sample within 10% of its expectation: no recalibration is tried.
+  CHECK_FALSE(m.curve);
+  CHECK(m.why.find("nothing to recalibrate") != std::string::npos);
 }
 
 TEST_CASE("too few measured samples: Z-CART answers, and says why") {
