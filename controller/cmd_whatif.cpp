@@ -105,7 +105,7 @@ void print_answers(const Config& config, const WhatifResult& w) {
     }
     if (!x.note.empty()) fmt::print("  {:<12} {}\n", "", x.note);
     if (x.preferred)
-      fmt::print("  {:<12} preferred: the least held-out error of the learned models (--explain)\n", "");
+      fmt::print("  {:<12} preferred: the learned answer whatif stands behind (--explain says why)\n", "");
   }
   if (!peak.calibrated.empty()) {
     std::string names;
