@@ -62,8 +62,9 @@ ModelView show_model(const Config& config, const std::string& store_path, const 
   m.configured = expect_peak(config, m.sample, {});
   m.tree = load_zcart(store, config);
   const std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
-  LearnedModel learned = current_learned_model(store, config, m.calibrations, rows,
-                                               persisted_zcart_options(probe_config(config)));
+  // Learning may take seconds with large pools: Ctrl-C is looked at between its solves.
+  LearnedModel learned = current_learned_model(
+      store, config, m.calibrations, rows, persisted_zcart_options(probe_config(config)), check_interrupt);
   if (learned.samples > 0) {
     if (learned.curve)
       m.recalibrated_peak = recalibrated_peak(config, m.calibrations, *learned.curve, m.sample);
