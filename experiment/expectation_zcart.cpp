@@ -17,26 +17,34 @@ std::optional<std::vector<double>> encode_sample(const Config& config, const Sam
   return ZCartAttributes(config).encode(sample);
 }
 
-std::vector<Observation> zcart_observations(const ZCartAttributes& attributes,
-                                            const std::vector<MeasuredVsExpected>& rows) {
+std::vector<SampleObservation> sample_observations(const ZCartAttributes& attributes,
+                                                   const std::vector<MeasuredVsExpected>& rows) {
   // One observation per sample: a sample measured twice (a probe and a surface point, a repeated
   // peak) is one piece of evidence, not two that agree perfectly. Its λ* is the geometric mean.
-  std::vector<Observation> observations;
+  std::vector<SampleObservation> out;
   std::map<std::string, std::pair<std::size_t, int>> index;  // sample -> (observation, searches)
   for (const auto& r : rows) {
     if (!learnable(r)) continue;
     const std::string key = r.search.sample.key();
     if (auto it = index.find(key); it != index.end()) {
-      Observation& o = observations[it->second.first];
+      Observation& o = out[it->second.first].observation;
       const int k = ++it->second.second;
       o.observed = std::exp((std::log(o.observed) * (k - 1) + std::log(*r.search.peak_rate)) / k);
       continue;
     }
     auto values = attributes.encode(r.search.sample);
     if (!values) continue;
-    index.emplace(key, std::make_pair(observations.size(), 1));
-    observations.push_back(Observation{*values, *r.expectation->peak_rate, *r.search.peak_rate});
+    index.emplace(key, std::make_pair(out.size(), 1));
+    out.push_back(SampleObservation{
+        r.search.sample, Observation{std::move(*values), *r.expectation->peak_rate, *r.search.peak_rate}});
   }
+  return out;
+}
+
+std::vector<Observation> zcart_observations(const ZCartAttributes& attributes,
+                                            const std::vector<MeasuredVsExpected>& rows) {
+  std::vector<Observation> observations;
+  for (auto& s : sample_observations(attributes, rows)) observations.push_back(std::move(s.observation));
   return observations;
 }
 

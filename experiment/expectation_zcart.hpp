@@ -38,6 +38,13 @@ std::optional<std::vector<double>> encode_sample(const Config& config, const Sam
 // sample (the geometric mean of its searches' λ*), in the order of each sample's first search.
 std::vector<Observation> zcart_observations(const ZCartAttributes& attributes,
                                             const std::vector<MeasuredVsExpected>& rows);
+// The same, each with the sample it was measured at.
+struct SampleObservation {
+  Sample sample;
+  Observation observation;  // expected: the first search's stored expectation
+};
+std::vector<SampleObservation> sample_observations(const ZCartAttributes& attributes,
+                                                   const std::vector<MeasuredVsExpected>& rows);
 std::vector<Observation> zcart_observations(const Config& config,
                                             const std::vector<MeasuredVsExpected>& rows);
 

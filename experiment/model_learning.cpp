@@ -11,6 +11,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "experiment/expectation_zcart.hpp"
 #include "experiment/zcart_attributes.hpp"
 
 namespace wb {
@@ -51,22 +52,10 @@ std::vector<LearningSample> learning_samples(const Config& config,
                                              const std::vector<MeasuredVsExpected>& rows,
                                              const ZCartAttributes& attributes) {
   std::vector<LearningSample> out;
-  std::map<std::string, std::pair<std::size_t, int>> index;  // key -> (position, searches)
-  for (const auto& r : rows) {
-    if (!learnable(r)) continue;
-    const double m = *r.search.peak_rate, e = *r.expectation->peak_rate;
-    const std::string key = r.search.sample.key();
-    if (auto it = index.find(key); it != index.end()) {
-      LearningSample& s = out[it->second.first];
-      const int k = ++it->second.second;
-      s.measured = std::exp((std::log(s.measured) * (k - 1) + std::log(m)) / k);
-      continue;
-    }
-    auto values = attributes.encode(r.search.sample);
-    if (!values) continue;
-    index.emplace(key, std::make_pair(out.size(), 1));
-    out.push_back(LearningSample{r.search.sample, m, e, std::move(*values),
-                                 effective_model(config, r.search.sample, calibrations)});
+  for (auto& s : sample_observations(attributes, rows)) {
+    Observation& o = s.observation;
+    out.push_back(LearningSample{s.sample, o.observed, o.expected, std::move(o.values),
+                                 effective_model(config, s.sample, calibrations)});
   }
   return out;
 }
