@@ -8,22 +8,14 @@
 #include <vector>
 
 #include "models/zcart.hpp"
+#include "tests/zcart/zcart_schema.hpp"
 
 using wb::Attribute;
 using wb::AttributeKind;
 using wb::Observation;
 using wb::ZCart;
 using wb::ZCartOptions;
-
-namespace {
-
-std::vector<Attribute> schema3() {
-  return {{"threads", AttributeKind::kNumeric, {}},
-          {"disks", AttributeKind::kNumeric, {}},
-          {"switch", AttributeKind::kCategorical, {"vendorA", "vendorB", "vendorC"}}};
-}
-
-}  // namespace
+using wb::test::schema3;
 
 TEST_CASE("a leaf whose λ* a bottleneck caps predicts min(expected, cap), chosen by held-out error") {
   // Expected λ* grows with disks (100 per disk); above 32 threads a resource the expectation

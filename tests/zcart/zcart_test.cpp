@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "models/zcart.hpp"
+#include "tests/zcart/zcart_schema.hpp"
 
 using wb::Attribute;
 using wb::AttributeKind;
@@ -13,14 +14,9 @@ using wb::Observation;
 using wb::SplitCriterion;
 using wb::ZCart;
 using wb::ZCartOptions;
+using wb::test::schema3;
 
 namespace {
-
-std::vector<Attribute> schema3() {
-  return {{"threads", AttributeKind::kNumeric, {}},
-          {"disks", AttributeKind::kNumeric, {}},
-          {"switch", AttributeKind::kCategorical, {"vendorA", "vendorB", "vendorC"}}};
-}
 
 // Expectation model: throughput = 100 * threads / (threads + disks). Truth deviates:
 // observed = expected * 0.5 when threads > 32, and * 0.7 on vendorC switches with disks <= 2.
