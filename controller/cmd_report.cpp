@@ -1,17 +1,22 @@
 // `workbench report`: every stored search of a testbed, measured λ* next to the expectation stored
-// with it and the gap between them [000 §2.1, §3.2].
+// with it and the gap between them [000 §2.1, §3.2]; as JSON, or as an HTML file with plots.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <memory>
 
 #include "controller/cli.hpp"
-#include "controller/peak_report.hpp"
+#include "core/error.hpp"
 #include "experiment/expectation_record.hpp"
-#include "experiment/json_values.hpp"
 #include "experiment/probe_check.hpp"
-#include "store/store.hpp"
+#include "report/html_report.hpp"
+#include "report/report_data.hpp"
+#include "report/report_json.hpp"
 
 namespace wb {
 
@@ -21,45 +26,8 @@ std::string opt_text(const std::optional<double>& v, const char* spec = "{:.1f}"
   return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
 }
 
-// DESIGN.md "Command contracts": report --json.
-nlohmann::json report_json(const Config& config, const TestbedReport& report) {
-  nlohmann::json searches = nlohmann::json::array();
-  for (const auto& r : report.searches) {
-    nlohmann::json j{
-        {"search_id", r.search.id},
-        {"sample", sample_json(config, r.search.sample)},
-        {"status", to_string(r.search.status)},
-        {"measured", opt_json(r.search.peak_rate)},
-        {"trials", r.search.trials},
-        {"cost_s", r.search.cost_s},
-        {"expected", r.expectation ? opt_json(r.expectation->peak_rate) : nlohmann::json()},
-        {"bottleneck", r.expectation ? nlohmann::json(r.expectation->bottleneck) : nlohmann::json()},
-        {"gap", opt_json(r.gap)},
-        {"within_tolerance",
-         r.gap ? nlohmann::json(std::abs(*r.gap) <= kExpectationTolerance) : nlohmann::json()}};
-    if (r.expectation) j["calibrated"] = nlohmann::json::parse(r.expectation->calibrated_json);
-    searches.push_back(j);
-  }
-  nlohmann::json mismatches = nlohmann::json::array();
-  for (const auto& m : report.mismatches) {
-    mismatches.push_back({{"mismatch_id", m.id},
-                          {"search_id", m.search_id},
-                          {"sample", sample_json(config, m.sample)},
-                          {"metric", to_string(m.metric)},
-                          {"expected", m.expected},
-                          {"measured", m.measured},
-                          {"ratio", m.ratio},
-                          {"status", to_string(m.status)},
-                          {"attributes", nlohmann::json::parse(m.attributes_json)},
-                          {"center", m.center ? nlohmann::json(*m.center) : nlohmann::json()},
-                          {"center_detail", mismatch_center_json(m)}});
-  }
-  return {{"testbed", config.name()},           {"searches", searches},
-          {"tolerance", kExpectationTolerance}, {"fidelity", opt_json(report.fidelity.value)},
-          {"fidelity_n", report.fidelity.n},    {"mismatches", mismatches}};
-}
-
-void print_report(const Config& config, const TestbedReport& report) {
+void print_report(const Config& config, const ReportData& data) {
+  const TestbedReport& report = data.expectations;
   fmt::print("searches of {} in {}: measured λ* vs the expectation stored with each\n", config.name(),
              report.store_path);
   const PeakRegion& region = config.peak().region;
@@ -70,7 +38,8 @@ void print_report(const Config& config, const TestbedReport& report) {
   fmt::print("\n");
   fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", "id", "sample", "status", "measured",
              "expected", "gap", "bottleneck");
-  for (const auto& r : report.searches) {
+  for (const auto& v : data.searches) {
+    const MeasuredVsExpected& r = v.row;
     std::string gap = r.gap ? fmt::format("{:+.1f}%", *r.gap * 100) : std::string("-");
     if (r.gap && std::abs(*r.gap) > kExpectationTolerance) gap += "!";
     fmt::print("  {:>4}  {:<36} {:<9} {:>10} {:>10} {:>8}  {}\n", r.search.id, r.search.sample.key(),
@@ -95,13 +64,52 @@ void print_report(const Config& config, const TestbedReport& report) {
   }
 }
 
-int run_report(const CommonOptions& common) {
+struct ReportOptions {
+  std::string html;
+  std::int64_t search = 0, surface = 0;
+};
+
+// The --html file's folder must exist: checked before the store is read, so a typo costs nothing.
+void check_html_path(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw InputError(fmt::format("--html {}: folder {} does not exist", path, dir.string()));
+  if (std::filesystem::is_directory(p, ec)) throw InputError(fmt::format("--html {}: is a folder", path));
+}
+
+// Written beside the target and renamed over it: a failed run never leaves half a report.
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out.flush()) {
+      std::filesystem::remove(tmp);
+      throw Error(fmt::format("cannot write {}", tmp));
+    }
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+int run_report(const CommonOptions& common, const ReportOptions& o) {
   Config config = Config::load(common.config);
-  TestbedReport report = testbed_report(config, common.store_or(config.store_path()), std::cerr);
+  if (!o.html.empty()) check_html_path(o.html);
+  ReportScope scope;
+  if (o.search > 0) scope.search = o.search;
+  if (o.surface > 0) scope.surface = o.surface;
+  ReportData data = read_report(config, common.store_or(config.store_path()), scope, std::cerr);
+  if (!o.html.empty()) {
+    const HtmlReport html = render_html(data);
+    write_atomically(o.html, html.html);
+    fmt::print(stderr, "report: wrote {} ({} plots, {} KiB)\n", o.html, html.plots,
+               (html.html.size() + 1023) / 1024);
+  }
   if (common.json)
-    std::cout << report_json(config, report).dump(2) << "\n";
-  else
-    print_report(config, report);
+    std::cout << report_json(config, data).dump(2) << "\n";
+  else if (o.html.empty())
+    print_report(config, data);
   return 0;
 }
 
@@ -111,10 +119,23 @@ Command report_command() {
   return Command{
       "report",
       "List the stored searches of the testbed: measured λ* next to the expectation stored with each "
-      "search and the gap (expected - measured) / measured; --json for the same as an object.",
+      "search and the gap (expected - measured) / measured; --json for the same as an object, with every "
+      "search's loads, the surfaces, the Z-CART tree, the probes and the cost over time; --html FILE for "
+      "a report with plots that opens offline.",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
+        auto o = std::make_shared<ReportOptions>();
         add_common_options(app, common);
-        return [&common] { return run_report(common); };
+        app.add_option(
+            "--html", o->html,
+            "write one self-contained HTML file with the plots: each search's path to λ*, "
+            "load-latency curves, surfaces, expectation vs measured, the Z-CART tree, probes, cost "
+            "(needs gnuplot and Graphviz)");
+        auto* search = app.add_option("--search", o->search, "only this search (its id, as `report` lists)")
+                           ->check(CLI::PositiveNumber);
+        app.add_option("--surface", o->surface, "only this surface and its searches (its id)")
+            ->check(CLI::PositiveNumber)
+            ->excludes(search);
+        return [&common, o] { return run_report(common, *o); };
       }};
 }
 

@@ -20,18 +20,6 @@ bool nothing_completed(const TestLoad& l) {
 
 }  // namespace
 
-nlohmann::json sample_json(const Config& config, const Sample& sample) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, value] : sample.values()) {
-    const Factor* f = config.factor(name);
-    if (f != nullptr && f->numeric)
-      j[name] = sample.numeric(name);
-    else
-      j[name] = value;
-  }
-  return j;
-}
-
 nlohmann::json peak_json(const PeakReport& r) {
   const SearchResult& s = *r.result;
   nlohmann::json j;

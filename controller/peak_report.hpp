@@ -7,11 +7,9 @@
 
 #include "core/config.hpp"
 #include "core/search_result.hpp"
+#include "experiment/json_values.hpp"  // sample_json
 
 namespace wb {
-
-// The sample as a JSON object, numeric factors as numbers (DESIGN.md "Command contracts").
-nlohmann::json sample_json(const Config& config, const Sample& sample);
 
 struct PeakReport {
   std::int64_t search_id = 0;

@@ -29,18 +29,8 @@ Sample sample_from_key(const std::string& key) {
   return s;
 }
 
-struct Measured {
-  std::vector<std::string> factors;
-  std::vector<const Factor*> declared;  // the config's factors, in that order: they fix the codings
-  Eigen::MatrixXd points;
-  Eigen::VectorXd y;
-  // As map-surface fitted it: params without "model" are --model auto's.
-  SurfaceSpec spec;
-  Sample base;
-  Anchor anchor;
-};
-
-std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points, const Eigen::VectorXd& y) {
+std::optional<Surface> try_fit(const StoredSurfaceFit& m, const Eigen::MatrixXd& points,
+                               const Eigen::VectorXd& y) {
   try {
     return fit_measured(m.declared, m.spec, points, y, m.anchor).surface;
   } catch (const InputError&) {
@@ -48,66 +38,25 @@ std::optional<Surface> try_fit(const Measured& m, const Eigen::MatrixXd& points,
   }
 }
 
-// A finished surface's fit options and its found samples, when `sample` shares the levels of every
-// factor outside the surface; nullopt otherwise (or when a newer workbench wrote options this one
-// cannot refit).
-std::optional<Measured> read_measured(store::Store& store, const Config& config,
-                                      const store::SurfaceRecord& rec, const Sample& sample,
-                                      std::vector<std::vector<double>>& rows, std::vector<double>& y) {
-  const nlohmann::json params = nlohmann::json::parse(rec.params_json);
-  Measured m;
-  m.factors = params.at("factors").get<std::vector<std::string>>();
-  for (const auto& name : m.factors) {
-    const Factor* f = config.factor(name);
-    if (f == nullptr) return std::nullopt;
-    m.declared.push_back(f);
-  }
-  try {
-    // Older surfaces wrote only the options that differed from the quadratic default.
-    m.spec.select = !params.contains("model") && !params.contains("response") && !params.contains("coding");
-    if (params.contains("model")) m.spec.model = parse_model_kind(params["model"].get<std::string>());
-    if (params.contains("response"))
-      m.spec.response = parse_response_scale(params["response"].get<std::string>());
-    if (params.contains("coding")) m.spec.coding = params["coding"].get<std::string>();
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
-  Sample base = sample_from_key(params.at("base").get<std::string>());
-  m.base = base;
-  bool same_rest = std::all_of(base.values().begin(), base.values().end(), [&](const auto& kv) {
+// Whether `sample` shares the surface's base levels of every factor outside the surface.
+bool same_rest(const StoredSurfaceFit& m, const Sample& sample) {
+  return std::all_of(m.base.values().begin(), m.base.values().end(), [&](const auto& kv) {
     return std::find(m.factors.begin(), m.factors.end(), kv.first) != m.factors.end() ||
            (sample.has(kv.first) && sample.value(kv.first) == kv.second);
   });
-  if (!same_rest) return std::nullopt;
-  for (const auto& p : rec.points) {
-    if (!p.search_id) continue;
-    auto search = store.search(*p.search_id);
-    if (!search || search->status != store::SearchState::kFound || !search->peak_rate) continue;
-    std::vector<double> row;
-    for (const Factor* f : m.declared) {
-      std::optional<double> v = p.sample.has(f->name) ? f->axis_value(p.sample.value(f->name)) : std::nullopt;
-      if (!v) return std::nullopt;  // the config no longer declares this level
-      row.push_back(*v);
-    }
-    rows.push_back(row);
-    y.push_back(*search->peak_rate);
-  }
-  if (rows.empty()) return std::nullopt;
-  return m;
 }
 
 // Places `sample` on the surface's factors; false when it lies outside what was measured: a
 // numeric value outside the measured range, a categorical level no measured sample has.
-bool locate(const Measured& m, const Sample& sample, const std::vector<std::vector<double>>& rows,
-            Eigen::RowVectorXd& at) {
+bool locate(const StoredSurfaceFit& m, const Sample& sample, Eigen::RowVectorXd& at) {
   at.resize(static_cast<Eigen::Index>(m.factors.size()));
   for (std::size_t k = 0; k < m.factors.size(); ++k) {
     const Factor& f = *m.declared[k];
     std::optional<double> v = sample.has(f.name) ? f.axis_value(sample.value(f.name)) : std::nullopt;
     if (!v) return false;
-    double lo = rows[0][k], hi = rows[0][k];
-    bool seen = false;
-    for (const auto& r : rows) lo = std::min(lo, r[k]), hi = std::max(hi, r[k]), seen = seen || r[k] == *v;
+    const auto col = m.points.col(static_cast<Eigen::Index>(k));
+    const double lo = col.minCoeff(), hi = col.maxCoeff();
+    const bool seen = (col.array() == *v).any();
     if (f.numeric ? (*v < lo || *v > hi) : !seen) return false;
     at(static_cast<Eigen::Index>(k)) = *v;
   }
@@ -115,7 +64,7 @@ bool locate(const Measured& m, const Sample& sample, const std::vector<std::vect
 }
 
 // Leave-one-out: the share of measured samples a refit without them predicts within tolerance.
-std::optional<double> loo_fidelity(const Measured& m) {
+std::optional<double> loo_fidelity(const StoredSurfaceFit& m) {
   const Eigen::Index n = m.points.rows();
   int tried = 0, within = 0;
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -138,49 +87,89 @@ std::optional<double> loo_fidelity(const Measured& m) {
 
 }  // namespace
 
+std::optional<StoredSurfaceFit> refit_stored_surface(store::Store& store, const Config& config,
+                                                     const store::SurfaceRecord& rec) {
+  const nlohmann::json params = nlohmann::json::parse(rec.params_json);
+  StoredSurfaceFit m;
+  m.surface_id = rec.id;
+  m.factors = params.at("factors").get<std::vector<std::string>>();
+  for (const auto& name : m.factors) {
+    const Factor* f = config.factor(name);
+    if (f == nullptr) return std::nullopt;
+    m.declared.push_back(f);
+  }
+  try {
+    // Older surfaces wrote only the options that differed from the quadratic default.
+    m.spec.select = !params.contains("model") && !params.contains("response") && !params.contains("coding");
+    if (params.contains("model")) m.spec.model = parse_model_kind(params["model"].get<std::string>());
+    if (params.contains("response"))
+      m.spec.response = parse_response_scale(params["response"].get<std::string>());
+    if (params.contains("coding")) m.spec.coding = params["coding"].get<std::string>();
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  m.base = sample_from_key(params.at("base").get<std::string>());
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y;
+  for (const auto& p : rec.points) {
+    if (!p.search_id) continue;
+    auto search = store.search(*p.search_id);
+    if (!search || search->status != store::SearchState::kFound || !search->peak_rate) continue;
+    std::vector<double> row;
+    for (const Factor* f : m.declared) {
+      std::optional<double> v = p.sample.has(f->name) ? f->axis_value(p.sample.value(f->name)) : std::nullopt;
+      if (!v) return std::nullopt;  // the config no longer declares this level
+      row.push_back(*v);
+    }
+    rows.push_back(row);
+    y.push_back(*search->peak_rate);
+    m.samples.push_back(p.sample);
+    m.search_ids.push_back(*p.search_id);
+  }
+  if (rows.empty()) return std::nullopt;
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  m.points.resize(n, static_cast<Eigen::Index>(m.factors.size()));
+  m.y.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < m.factors.size(); ++k)
+      m.points(i, static_cast<Eigen::Index>(k)) = rows[static_cast<std::size_t>(i)][k];
+    m.y(i) = y[static_cast<std::size_t>(i)];
+  }
+  m.anchor = expectation_anchor(config, m.base, m.factors, load_calibrations(store, config));
+  try {
+    m.fit = fit_measured(m.declared, m.spec, m.points, m.y, m.anchor);
+  } catch (const InputError& e) {
+    m.fit.error = e.what();
+  }
+  return m;
+}
+
 std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& config, const Sample& sample) {
   // Every finished surface that covers the sample is refitted; the one with the lowest
   // leave-one-out error answers (the newest on a tie): a later surface of a poorer class does not
   // hide a better one.
   std::optional<SurfaceAnswer> best;
-  std::optional<Measured> best_m;
+  std::optional<StoredSurfaceFit> best_m;
   double best_cv = std::numeric_limits<double>::infinity();
   for (std::int64_t id : store.done_surfaces(config.name())) {
     std::optional<store::SurfaceRecord> rec = store.surface(id);
     if (!rec) continue;
-    std::vector<std::vector<double>> rows;
-    std::vector<double> y;
-    std::optional<Measured> m = read_measured(store, config, *rec, sample, rows, y);
+    std::optional<StoredSurfaceFit> m = refit_stored_surface(store, config, *rec);
     Eigen::RowVectorXd at;
-    if (!m || !locate(*m, sample, rows, at)) continue;
-    const auto n = static_cast<Eigen::Index>(rows.size());
-    m->points.resize(n, static_cast<Eigen::Index>(m->factors.size()));
-    m->y.resize(n);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      for (std::size_t k = 0; k < m->factors.size(); ++k)
-        m->points(i, static_cast<Eigen::Index>(k)) = rows[static_cast<std::size_t>(i)][k];
-      m->y(i) = y[static_cast<std::size_t>(i)];
-    }
-    m->anchor = expectation_anchor(config, m->base, m->factors, load_calibrations(store, config));
-    SurfaceFit fit;
-    try {
-      fit = fit_measured(m->declared, m->spec, m->points, m->y, m->anchor);
-    } catch (const InputError&) {
-      continue;
-    }
-    std::optional<Surface>& surface = fit.surface;
+    if (!m || !same_rest(*m, sample) || !locate(*m, sample, at)) continue;
+    const std::optional<Surface>& surface = m->fit.surface;
     if (!surface) continue;
-    const double cv = fit.cv_mape.value_or(std::numeric_limits<double>::infinity());
+    const double cv = m->fit.cv_mape.value_or(std::numeric_limits<double>::infinity());
     if (best && !(cv < best_cv)) continue;  // newest first: a tie keeps the newer
     Prediction p = surface->predict(at);
     SurfaceAnswer a;
     a.surface_id = id;
-    a.description = fit.description;
+    a.description = m->fit.description;
     a.value = p.value;
     double se = std::isfinite(p.prediction_error) ? p.prediction_error : 0.0;
     a.low = p.value - 2 * se;
     a.high = p.value + 2 * se;
-    a.n = static_cast<int>(n);
+    a.n = static_cast<int>(m->points.rows());
     best = a;
     best_m = std::move(m);
     best_cv = cv;

@@ -5,7 +5,10 @@
 #include <optional>
 #include <string>
 
+#include <Eigen/Dense>
+
 #include "core/config.hpp"
+#include "experiment/surface_fit.hpp"
 #include "store/store.hpp"
 
 namespace wb {
@@ -20,6 +23,26 @@ struct SurfaceAnswer {
   int n = 0;                // measured samples behind the fit
   std::string description;  // the fitted class (rsm/selection.hpp SurfaceClass::describe)
 };
+
+// A stored surface refitted as map-surface fitted it, from the samples whose search found λ*.
+struct StoredSurfaceFit {
+  std::int64_t surface_id = 0;
+  std::vector<std::string> factors;
+  std::vector<const Factor*> declared;   // the config's factors, in that order: they fix the codings
+  Sample base;                           // the levels of the factors outside the surface
+  std::vector<Sample> samples;           // the measured samples, in tour order
+  std::vector<std::int64_t> search_ids;  // the search that measured each
+  Eigen::MatrixXd points;                // their axis values, a row per sample
+  Eigen::VectorXd y;                     // their λ*
+  SurfaceSpec spec;                      // params without "model" are --model auto's
+  Anchor anchor;
+  SurfaceFit fit;  // fit.surface is nullopt (fit.error says why) when the points cannot determine it
+};
+
+// nullopt when nothing of the surface was measured, or the config no longer declares its factors or
+// levels, or a newer workbench wrote options this one cannot refit. Reads the store only.
+std::optional<StoredSurfaceFit> refit_stored_surface(store::Store& store, const Config& config,
+                                                     const store::SurfaceRecord& rec);
 
 // The answer of the finished surface of this testbed that covers `sample` with the lowest
 // leave-one-out error, or nullopt when none covers it (or none can be fitted from what it

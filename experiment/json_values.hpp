@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config.hpp"
+
 namespace wb {
 
 inline nlohmann::json opt_json(const std::optional<double>& v) {
@@ -15,6 +17,19 @@ inline std::optional<double> finite(double v) {
 }
 inline nlohmann::json number_or_null(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+// The sample as a JSON object, numeric factors as numbers (DESIGN.md "Command contracts").
+inline nlohmann::json sample_json(const Config& config, const Sample& sample) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : sample.values()) {
+    const Factor* f = config.factor(name);
+    if (f != nullptr && f->numeric)
+      j[name] = sample.numeric(name);
+    else
+      j[name] = value;
+  }
+  return j;
 }
 
 }  // namespace wb

@@ -152,7 +152,8 @@ std::vector<StoredTrial> SearchStore::trials(std::int64_t search_id) {
   Statement s = db_.prepare(
       "SELECT load_index, rate, runlength_s, achieved_rate, sent, completed, errors, mean_ms, p50_ms, "
       "p90_ms, "
-      "p95_ms, p99_ms, max_ms, cost_s, stages_json FROM trials WHERE search_id = ?1 ORDER BY id");
+      "p95_ms, p99_ms, max_ms, cost_s, stages_json, created_at, "
+      "(julianday(created_at) - 2440587.5) * 86400.0 FROM trials WHERE search_id = ?1 ORDER BY id");
   s.bind(1, search_id);
   std::vector<StoredTrial> out;
   while (s.step()) {
@@ -175,7 +176,30 @@ std::vector<StoredTrial> SearchStore::trials(std::int64_t search_id) {
     t.cost_s = s.column_double(13);
     if (!s.column_is_null(14))
       t.stage_ms = nlohmann::json::parse(s.column_text(14)).get<std::map<std::string, double>>();
+    st.created_at = s.column_text(15);
+    st.created_unix = s.column_double(16);
     out.push_back(st);
+  }
+  return out;
+}
+
+std::vector<StoredLoad> SearchStore::loads(std::int64_t search_id) {
+  Statement s = db_.prepare(
+      "SELECT load_index, rate, runlength_s, trials, mean_ms, ci_low_ms, ci_high_ms, saturated, verdict "
+      "FROM loads WHERE search_id = ?1 ORDER BY load_index");
+  s.bind(1, search_id);
+  std::vector<StoredLoad> out;
+  while (s.step()) {
+    StoredLoad l;
+    l.load_index = static_cast<int>(s.column_int(0));
+    l.rate = s.column_double(1);
+    l.runlength_s = s.column_double(2);
+    l.trials = static_cast<int>(s.column_int(3));
+    if (!s.column_is_null(4) && !s.column_is_null(5) && !s.column_is_null(6))
+      l.ci = MeanInterval{s.column_double(4), s.column_double(5), s.column_double(6)};
+    l.saturated = s.column_int(7) != 0;
+    l.verdict = s.column_text(8);
+    out.push_back(l);
   }
   return out;
 }

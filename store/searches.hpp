@@ -45,6 +45,19 @@ struct StoredTrial {
   std::int64_t search_id = 0;
   int load_index = 0;
   TrialResult trial;
+  std::string created_at;   // when it was stored, ISO 8601 UTC (set by the store)
+  double created_unix = 0;  // the same as seconds since 1970
+};
+
+// A load of a search as its picker judged it: the CI of its trials' mean response times (at the
+// search's confidence; nullopt with fewer than two trials) and the verdict.
+struct StoredLoad {
+  int load_index = 0;
+  double rate = 0, runlength_s = 0;
+  int trials = 0;
+  std::optional<MeanInterval> ci;
+  bool saturated = false;
+  std::string verdict;
 };
 
 class SearchStore {
@@ -60,6 +73,8 @@ class SearchStore {
   // The latest `limit` searches of `testbed` that found a peak, newest first.
   std::vector<std::int64_t> found_searches(const std::string& testbed, int limit);
   std::vector<StoredTrial> trials(std::int64_t search_id);
+  // The judged loads of a search, in the order they were tried.
+  std::vector<StoredLoad> loads(std::int64_t search_id);
   // Ends a fixed-rate run (`workbench trial`, a search of policy "fixed"): status "fixed" with the
   // mean response time and its CI over the run's trials.
   void finish_fixed_run(std::int64_t search_id, const MeanInterval& response);

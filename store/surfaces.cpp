@@ -82,6 +82,14 @@ std::vector<std::int64_t> SurfaceStore::done_surfaces(const std::string& testbed
   return ids;
 }
 
+std::vector<std::int64_t> SurfaceStore::surface_ids(const std::string& testbed) {
+  Statement q = db_.prepare("SELECT id FROM surfaces WHERE testbed = ?1 ORDER BY id");
+  q.bind(1, testbed);
+  std::vector<std::int64_t> ids;
+  while (q.step()) ids.push_back(q.column_int(0));
+  return ids;
+}
+
 std::optional<SurfaceRecord> SurfaceStore::surface(std::int64_t id) {
   Statement s = db_.prepare("SELECT testbed, params_key, params_json, status FROM surfaces WHERE id = ?1");
   s.bind(1, id);

@@ -56,6 +56,8 @@ class SurfaceStore {
   // Appends a sample to the surface's tour (sequential augmentation); returns its position, or
   // that of the sample when the surface already has it.
   int add_surface_point(std::int64_t surface_id, const Sample& sample);
+  // Every surface of `testbed`, finished or not, oldest first.
+  std::vector<std::int64_t> surface_ids(const std::string& testbed);
   // The finished surfaces of `testbed`, newest first.
   std::vector<std::int64_t> done_surfaces(const std::string& testbed);
   // Links point `position`, which has no search yet, to the newest search that found λ* with the
