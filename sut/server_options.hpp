@@ -9,7 +9,7 @@
 
 #include "sut/service_time.hpp"
 
-namespace CLI {
+namespace CLI {  // NOLINT(readability-identifier-naming): CLI11's namespace
 class App;
 }
 

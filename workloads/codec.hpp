@@ -15,7 +15,7 @@
 namespace wb {
 
 // The longest status line, header block or reply line a codec waits for.
-constexpr std::size_t kMaxHeaderSize = 64 * 1024;
+constexpr std::size_t kMaxHeaderSize = std::size_t{64} * 1024;
 // The most bytes one response may take: a body of at most rpc::kMaxFrame after a head of at most
 // kMaxHeaderSize. The worker grows its buffer to what a partial response announces, so a server
 // announcing or sending more gets a protocol error instead of the memory.

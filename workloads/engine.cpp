@@ -11,13 +11,12 @@
 namespace wb {
 
 namespace asio = boost::asio;
-using tcp = asio::ip::tcp;
 
 namespace {
 
-tcp::endpoint resolve(const Target& t) {
+asio::ip::tcp::endpoint resolve(const Target& t) {
   asio::io_context io;
-  tcp::resolver resolver(io);
+  asio::ip::tcp::resolver resolver(io);
   boost::system::error_code ec;
   auto results = resolver.resolve(t.host, std::to_string(t.port), ec);
   if (ec || results.empty()) throw Error("cannot resolve " + t.host + ": " + ec.message());
@@ -30,7 +29,7 @@ int share(int total, int n, int i) { return total / n + (i < total % n ? 1 : 0);
 }  // namespace
 
 LoadResult run_load(const LoadOptions& o) {
-  tcp::endpoint ep = resolve(o.target);
+  asio::ip::tcp::endpoint ep = resolve(o.target);
   auto codec = make_codec(o.mix, o.target);
   int threads = std::max(1, o.threads);
   int max_conns = o.max_connections > 0 ? o.max_connections : 4 * o.connections;

@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 using Time = Clock::time_point;
 using std::chrono::nanoseconds;
 
-inline constexpr std::size_t kReadChunk = 16 * 1024;
+inline constexpr std::size_t kReadChunk = std::size_t{16} * 1024;
 
 struct Request {
   Time intended;
