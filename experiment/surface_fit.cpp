@@ -3,13 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "core/error.hpp"
 #include "experiment/surface_plan.hpp"
+#include "harness/sim/random.hpp"
 #include "rsm/candidates.hpp"
 
 namespace wb {
@@ -48,20 +52,37 @@ std::vector<std::string> names_of(const std::vector<const Factor*>& factors) {
 
 }  // namespace
 
+std::string expectation_inputs_key(const Config& config, const std::vector<CalibratedDemand>& calibrations) {
+  std::ostringstream text;
+  text << config.root() << "|v1";
+  for (const auto& c : calibrations)
+    text << "|" << c.center << "@" << c.sample.key() << "=" << fmt::format("{}", c.demand_ms) << "x"
+         << (c.visits ? fmt::format("{}", *c.visits) : std::string("-"));
+  return fmt::format("{:016x}", sim::hash_text(text.str()));
+}
+
 Anchor expectation_anchor(const Config& config, const Sample& base, const std::vector<std::string>& factors,
-                          const std::vector<CalibratedDemand>& calibrations) {
+                          const std::vector<CalibratedDemand>& calibrations, store::Store* cache) {
   for (const auto& name : factors) {
     if (config.factor(name) == nullptr) throw InputError(fmt::format("the config has no factor '{}'", name));
   }
   if (!config.model()) return {};
   // Memoized: ranking evaluates the same points for every anchored class.
   auto memo = std::make_shared<std::map<std::vector<double>, double>>();
-  return [&config, base, factors, calibrations, memo](const Eigen::RowVectorXd& x) {
+  const std::string inputs = cache != nullptr ? expectation_inputs_key(config, calibrations) : std::string();
+  return [&config, base, factors, calibrations, memo, cache, inputs](const Eigen::RowVectorXd& x) {
     std::vector<double> key(x.data(), x.data() + x.size());
     if (auto it = memo->find(key); it != memo->end()) return it->second;
     Sample s = base;
     for (std::size_t j = 0; j < factors.size(); ++j)
       s.set(factors[j], config.factor(factors[j])->axis_text(key[j]));
+    if (cache != nullptr) {
+      if (auto hit = cache->cached_expected_peak(config.name(), s.key(), inputs)) {
+        const double rate = hit->value_or(std::numeric_limits<double>::infinity());
+        memo->emplace(key, rate);
+        return rate;
+      }
+    }
     double rate = 0;
     try {
       rate = expect_peak(config, s, calibrations).peak_rate;
@@ -71,6 +92,14 @@ Anchor expectation_anchor(const Config& config, const Sample& base, const std::v
       throw InputError(fmt::format("the expectation has no λ* at {}: {}", s.key(), e.what()));
     }
     memo->emplace(key, rate);
+    if (cache != nullptr) {
+      try {
+        cache->put_expected_peak(config.name(), s.key(), inputs,
+                                 std::isfinite(rate) ? std::optional<double>(rate) : std::nullopt);
+      } catch (const Error&) {
+        // A read-only store only loses the cache.
+      }
+    }
     return rate;
   };
 }

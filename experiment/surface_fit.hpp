@@ -11,6 +11,7 @@
 #include "core/config.hpp"
 #include "experiment/expectation.hpp"
 #include "rsm/selection.hpp"
+#include "store/store.hpp"
 
 namespace wb {
 
@@ -33,8 +34,14 @@ struct SurfaceFit {
 
 // λ* of the config's [model] at a point of `factors` (the base sample's other levels), with the
 // stored calibrations; empty when the config has no [model]. InputError where it has no answer.
+// With `cache`, answers are read from and written to that store (expected_peaks), keyed by
+// expectation_inputs_key: the store must outlive the anchor.
 Anchor expectation_anchor(const Config& config, const Sample& base, const std::vector<std::string>& factors,
-                          const std::vector<CalibratedDemand>& calibrations);
+                          const std::vector<CalibratedDemand>& calibrations, store::Store* cache = nullptr);
+
+// A hash of everything expect_peak reads besides the sample: the whole config text and the
+// calibrations. Equal keys give equal answers (expect_peak is a pure function of them).
+std::string expectation_inputs_key(const Config& config, const std::vector<CalibratedDemand>& calibrations);
 
 // The candidate classes over these factors (their levels fix the codings; a categorical factor
 // enters by indicators): anchored ones only with an anchor; no two with the same terms.

@@ -257,8 +257,8 @@ SurfaceReport map_surface(const Config& config, const std::string& store_path, c
   ro.factors = &config.factors();
   ro.config = &config;
   ro.probing = probing;
-  const Anchor anchor =
-      expectation_anchor(config, config.sample(r.set), report.plan.factors, load_calibrations(store, config));
+  const Anchor anchor = expectation_anchor(config, config.sample(r.set), report.plan.factors,
+                                           load_calibrations(store, config), &store);
   report.seeding = r.seeding;
   report.parallel = r.parallel;
   measure_and_fit(report, store, ro, anchor, r, design_seed, log);

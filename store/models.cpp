@@ -119,4 +119,26 @@ std::optional<ModelStore::LearnedModelRow> ModelStore::learned_model(const std::
   return LearnedModelRow{s.column_text(0), s.column_text(1)};
 }
 
+std::optional<std::optional<double>> ModelStore::cached_expected_peak(const std::string& testbed,
+                                                                      const std::string& sample,
+                                                                      const std::string& inputs) {
+  Statement s =
+      db_.prepare("SELECT peak_rate FROM expected_peaks WHERE testbed = ?1 AND sample = ?2 AND inputs = ?3");
+  s.bind(1, testbed).bind(2, sample).bind(3, inputs);
+  if (!s.step()) return std::nullopt;
+  return s.column_is_null(0) ? std::optional<double>() : std::optional<double>(s.column_double(0));
+}
+
+void ModelStore::put_expected_peak(const std::string& testbed, const std::string& sample,
+                                   const std::string& inputs, std::optional<double> peak_rate) {
+  Statement s = db_.prepare(
+      "INSERT OR REPLACE INTO expected_peaks (testbed, sample, inputs, peak_rate) VALUES (?1, ?2, ?3, ?4)");
+  s.bind(1, testbed).bind(2, sample).bind(3, inputs);
+  if (peak_rate)
+    s.bind(4, *peak_rate);
+  else
+    s.bind_null(4);
+  s.run();
+}
+
 }  // namespace wb::store

@@ -64,6 +64,14 @@ class ModelStore {
   void put_learned_model(const std::string& testbed, const LearnedModelRow& row);
   std::optional<LearnedModelRow> learned_model(const std::string& testbed);
 
+  // The expectation model's λ* at a sample (its key), solved from `inputs` (a hash naming the
+  // config and calibrations): outer nullopt when not cached, inner nullopt for an unbounded λ*.
+  std::optional<std::optional<double>> cached_expected_peak(const std::string& testbed,
+                                                            const std::string& sample,
+                                                            const std::string& inputs);
+  void put_expected_peak(const std::string& testbed, const std::string& sample, const std::string& inputs,
+                         std::optional<double> peak_rate);
+
  private:
   Database& db_;
 };

@@ -220,6 +220,17 @@ CREATE TABLE learned_models (
   updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
 );
 )sql",
+    // 9 -> 10: the expectation model's λ* per sample, keyed by the inputs it was solved from: a
+    // cache (solving a large network takes a tenth of a second, and a surface asks at every sample).
+    R"sql(
+CREATE TABLE expected_peaks (
+  testbed   TEXT NOT NULL,
+  sample    TEXT NOT NULL,
+  inputs    TEXT NOT NULL,             -- hash of the config and calibrations (experiment/expectation_cache.cpp)
+  peak_rate REAL,                      -- NULL: unbounded
+  PRIMARY KEY (testbed, sample, inputs)
+);
+)sql",
 };
 
 int user_version(Database& db) {

@@ -123,6 +123,18 @@ TEST_CASE("truths, expectations, calibrations and Z-CART trees round-trip") {
   s.put_zcart_tree("demo", R"({"nodes":[1]})", 3);
   s.put_zcart_tree("demo", R"({"nodes":[1,2,3]})", 5);
   CHECK(s.zcart_tree("demo") == std::string(R"({"nodes":[1,2,3]})"));
+
+  CHECK(!s.cached_expected_peak("demo", "threads=4", "k1"));
+  s.put_expected_peak("demo", "threads=4", "k1", 41.5);
+  s.put_expected_peak("demo", "threads=8", "k1", std::nullopt);
+  auto cached = s.cached_expected_peak("demo", "threads=4", "k1");
+  REQUIRE(cached);
+  CHECK(*cached == 41.5);
+  auto unbounded = s.cached_expected_peak("demo", "threads=8", "k1");
+  REQUIRE(unbounded);  // cached, as unbounded
+  CHECK(!*unbounded);
+  CHECK(!s.cached_expected_peak("demo", "threads=4", "k2"));   // other inputs
+  CHECK(!s.cached_expected_peak("other", "threads=4", "k1"));  // another testbed
 }
 
 TEST_CASE("a mismatch plans each sample's probe once, and its probes are claimed, finished and cancelled") {
