@@ -17,7 +17,10 @@ packages=(
   nlohmann-json3-dev libeigen3-dev libfmt-dev
   sqlite3 openssh-server openssh-client nginx-light redis-server memcached procps iproute2
   clang-format clang-tidy
+  gnuplot-nox graphviz
 )
+# What only the tests need: the HTML report is checked in a real browser (tests/report/).
+test_packages=(python3 python3-selenium python3-pil chromium chromium-driver)
 # The peers the benchmarks compare with (bench/): not needed to build or test.
 bench_packages=(wrk jq time python3-sklearn)
 # libFuzzer comes with clang: the compiler and its runtime libraries (libclang_rt.fuzzer).
@@ -65,7 +68,7 @@ case "${1:-}" in
     exec build/controller/workbench peak --config "$config" --target 95/90
     ;;
   test)
-    install_packages
+    install_packages "${test_packages[@]}"
     # Every test once: the unit tests under the sanitizers, then the others (and the programs and
     # benchmarks) in the plain build. Unbuilt unit tests show there as *_NOT_BUILT: not run.
     asan_unit_tests

@@ -28,8 +28,10 @@ constexpr const char* kPurple = "#9467bd";
 // without bound, and a linear axis then flattens every load below it.
 constexpr double kLogSpan = 30;
 
-void maybe_log_y(std::string& s, double lo, double hi) {
-  if (lo > 0 && hi / lo > kLogSpan) s += "set logscale y\n";
+bool maybe_log_y(std::string& s, double lo, double hi) {
+  if (!(lo > 0 && hi / lo > kLogSpan)) return false;
+  s += "set logscale y\n";
+  return true;
 }
 
 std::string g(double v) { return fmt::format("{:.6g}", v); }
@@ -44,16 +46,27 @@ std::string search_path_plot(const ReportData& data, const SearchView& v) {
   const auto& s = v.row.search;
   const std::string block = fmt::format("$path{}", s.id);
   std::string out = block + " << EOD\n";
-  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  // Loads where nothing completed have no response time: they are marked at the top instead.
+  double lo = data.region.low_ms(), hi = data.region.high_ms();
+  std::string saturated;
+  double xlo = std::numeric_limits<double>::infinity(), xhi = 0;
   for (std::size_t i = 0; i < v.loads.size(); ++i) {
     const LoadView& l = v.loads[i];
-    const double low = l.load.ci ? l.load.ci->low : l.metric_ms;
-    const double high = l.load.ci ? l.load.ci->high : l.metric_ms;
+    xlo = std::min(xlo, l.load.rate);
+    xhi = std::max(xhi, l.load.rate);
     const double y = l.load.ci ? l.load.ci->mean : l.metric_ms;
-    // A CI below zero cannot be drawn on a log axis; the plot shows it clipped at the axis.
-    out += fmt::format("{} {} {} {} {}\n", i + 1, g(l.load.rate), g(y), g(low), g(high));
-    lo = std::min({lo, y, data.region.low_ms()});
-    hi = std::max({hi, high, data.region.high_ms()});
+    if (!(y > 0)) {
+      saturated += fmt::format(
+          "set label {} '{}' at first {}, graph 0.96 point pt 9 ps 1.3 lc rgb '{}' offset char 0.8,0 tc rgb "
+          "'#444444'\n",
+          i + 1, i + 1, g(l.load.rate), kRed);
+      continue;
+    }
+    const double high = l.load.ci ? l.load.ci->high : y;
+    out += fmt::format("{} {} {} {} {}\n", i + 1, g(l.load.rate), g(y), g(l.load.ci ? l.load.ci->low : y),
+                       g(high));
+    lo = std::min(lo, y);
+    hi = std::max(hi, high);
   }
   out += "EOD\n";
   out += fmt::format("set title {}\n", gnuplot_quote(fmt::format("search {}: {} ({})", s.id, s.sample.key(),
@@ -61,18 +74,33 @@ std::string search_path_plot(const ReportData& data, const SearchView& v) {
   out += "set xlabel 'offered load (requests/s)'\n";
   out += fmt::format("set ylabel {}\n", gnuplot_quote(metric_label(data.region)));
   out +=
-      "set grid\nset key top left box opaque\nset offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n";
-  maybe_log_y(out, lo, hi);
+      "set grid\nset key below left Left reverse\nset offsets graph 0.05, graph 0.05, graph 0.05, graph "
+      "0.05\n";
+  out += saturated;
+  if (xhi > xlo) {  // labels do not widen the autoscaled range: every tried load must show
+    const double pad = (xhi - xlo) * 0.06;
+    out += fmt::format("set xrange [{}:{}]\n", g(std::max(0.0, xlo - pad)), g(xhi + pad));
+  }
+  // On a log axis a CI reaching below zero (a t interval of few skewed trials) is cut at the axis.
+  const bool log = maybe_log_y(out, lo, hi);
   out += fmt::format(
       "set object 1 rect from graph 0, first {} to graph 1, first {} fc rgb '#cce5ff' fs solid 0.6 noborder "
       "behind\n",
       g(data.region.low_ms()), g(data.region.high_ms()));
   std::string plots = fmt::format(
       "plot {0} using 2:3 with lines dt 3 lc rgb '#888888' title 'order tried', "
-      "{0} using 2:3:4:5 with yerrorbars pt 7 ps 0.8 lc rgb '{1}' title 'response CI per load', "
+      "{0} using 2:3:{4}:5 with yerrorbars pt 7 ps 0.8 lc rgb '{1}' title 'response CI per load', "
       "{0} using 2:3:(sprintf('%d', $1)) with labels offset char 1,1 tc rgb '#444444' notitle, "
-      "keyentry with boxes fs solid 0.6 fc rgb '#cce5ff' title {2}",
-      block, kBlue, gnuplot_quote(fmt::format("peak-rate region ({})", data.region.describe())));
+      "keyentry with boxes fs solid 0.6 fc rgb '#cce5ff' title {2}{3}",
+      block, kBlue, gnuplot_quote(fmt::format("peak-rate region ({})", data.region.describe())),
+      saturated.empty()
+          ? ""
+          : fmt::format(", keyentry with points pt 9 ps 1.3 lc rgb '{}' title 'load where nothing "
+                        "completed (saturated)'",
+                        kRed),
+      // On a log axis a CI reaching below zero is drawn down to the axis.
+      log ? fmt::format("($4 > {0} ? $4 : {0})", g(lo / 1.5)) : std::string("4"));
+  if (log) out += fmt::format("set yrange [{}:{}]\n", g(lo / 1.5), g(hi * 1.5));
   if (v.interval && s.peak_rate) {
     const double high = v.interval->high ? *v.interval->high : 0;
     out += v.interval->high
@@ -116,7 +144,8 @@ std::string latency_curve_plot(const ReportData& data, const std::string& sample
   out += fmt::format("set title {}\n", gnuplot_quote("load–latency: " + sample_key));
   out += "set xlabel 'offered load (requests/s)'\nset ylabel 'response time (ms)'\n";
   out +=
-      "set grid\nset key top left box opaque\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n";
+      "set grid\nset key below left Left reverse\nset offsets graph 0.02, graph 0.02, graph 0.05, graph "
+      "0.05\n";
   maybe_log_y(out, std::max(lo, 1e-6), hi);
   out += fmt::format(
       "plot {0} using 1:5 with linespoints pt 9 ps 0.7 lc rgb '{1}' title 'p99', "
@@ -169,7 +198,7 @@ std::string surface_plot(const SurfaceView& v) {
                        gnuplot_quote(v.factors[1]));
     out += "set cblabel 'fitted λ* (requests/s)'\n";
     out += "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n";
-    out += "set key below box opaque\nset tics out\nunset grid\n";
+    out += "set key below left Left reverse\nset tics out\nunset grid\n";
     out += fmt::format(
         "plot {0} using 1:2:3:4:5:6:7 with boxxyerror fs solid 1.0 noborder lc palette notitle, "
         "{1} using 1:2 with points pt 7 ps 1.2 lc rgb 'black' title 'measured design points', "
@@ -210,7 +239,7 @@ std::string expectation_plot(const ReportData& data) {
   std::string out = ok + "EOD\n" + bad + "EOD\n";
   out += "set title 'expectation model vs measured λ*'\n";
   out += "set xlabel 'measured λ* (requests/s)'\nset ylabel 'expected λ* (requests/s)'\n";
-  out += "set grid\nset key top left box opaque\nset size ratio -1\n";
+  out += "set grid\nset key below left Left reverse\nset size ratio -1\n";
   if (hi / lo > 10) out += "set logscale xy\n";
   const double pad = (hi - lo) * 0.08 + hi * 0.02;
   out +=
@@ -234,7 +263,7 @@ std::string cost_plot(const ReportData& data) {
   out +=
       "set xlabel 'wall time since the first trial (min)'\nset ylabel 'benchmarking cost, cumulative "
       "(min)'\n";
-  out += "set grid\nset key top left box opaque\n";
+  out += "set grid\nset key below left Left reverse\n";
   out += fmt::format(
       "plot $cost using 1:2 with steps lw 2 lc rgb '{}' title 'trials'' cost (warm-up + run + overhead)'\n",
       kPurple);
@@ -248,7 +277,7 @@ std::string tree_dot(const ZCart& tree) {
       "digraph zcart {\n  graph [rankdir=TB, bgcolor=white, fontname=\"sans\"];\n"
       "  node [shape=box, style=\"rounded,filled\", fontname=\"sans\", fontsize=11];\n"
       "  edge [fontname=\"sans\", fontsize=10];\n";
-  auto esc = [](std::string t) {
+  auto esc = [](const std::string& t) {
     std::string o;
     for (char c : t) o += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
     return o;

@@ -28,7 +28,7 @@ th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
 th { background: #f3f3f3; }
 td.text, th.text { text-align: left; }
 tr.mismatch td { background: #fde8e8; }
-.plots { display: flex; flex-wrap: wrap; gap: 12px; }
+.plots { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
 img.plot { border: 1px solid #ddd; background: #fff; }
 .note { color: #555; font-size: 0.9em; }
 )css";

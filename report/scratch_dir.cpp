@@ -22,7 +22,7 @@ ScratchDir::~ScratchDir() {
 }
 
 std::filesystem::path ScratchDir::write(const std::string& name, const std::string& text) const {
-  const auto p = path_ / name;
+  std::filesystem::path p = path_ / name;
   std::ofstream out(p, std::ios::binary);
   out << text;
   if (!out) throw Error("report: cannot write " + p.string());
