@@ -38,6 +38,7 @@ Command hosts_command();
 Command whatif_command();
 Command model_command();
 Command report_command();
+Command export_command();
 Command probe_command();
 Command agent_command();
 Command trial_command();

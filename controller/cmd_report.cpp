@@ -2,15 +2,12 @@
 // with it and the gap between them [000 §2.1, §3.2]; as JSON, or as an HTML file with plots.
 #include <fmt/format.h>
 
-#include <unistd.h>
-
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "controller/cli.hpp"
+#include "controller/output_file.hpp"
 #include "core/error.hpp"
 #include "experiment/expectation_record.hpp"
 #include "experiment/probe_check.hpp"
@@ -69,33 +66,9 @@ struct ReportOptions {
   std::int64_t search = 0, surface = 0;
 };
 
-// The --html file's folder must exist: checked before the store is read, so a typo costs nothing.
-void check_html_path(const std::string& path) {
-  const std::filesystem::path p(path);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec))
-    throw InputError(fmt::format("--html {}: folder {} does not exist", path, dir.string()));
-  if (std::filesystem::is_directory(p, ec)) throw InputError(fmt::format("--html {}: is a folder", path));
-}
-
-// Written beside the target and renamed over it: a failed run never leaves half a report.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out.flush()) {
-      std::filesystem::remove(tmp);
-      throw Error(fmt::format("cannot write {}", tmp));
-    }
-  }
-  std::filesystem::rename(tmp, path);
-}
-
 int run_report(const CommonOptions& common, const ReportOptions& o) {
   Config config = Config::load(common.config);
-  if (!o.html.empty()) check_html_path(o.html);
+  if (!o.html.empty()) check_output_path("--html", o.html);
   ReportScope scope;
   if (o.search > 0) scope.search = o.search;
   if (o.surface > 0) scope.surface = o.surface;

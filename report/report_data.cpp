@@ -82,12 +82,14 @@ std::optional<SurfaceGrid> surface_grid(const StoredSurfaceFit& m, const Surface
   return g;
 }
 
-SurfaceView surface_view(store::Store& store, const Config& config, const store::SurfaceRecord& rec) {
+SurfaceView surface_view(store::Store& store, const Config& config, const store::SurfaceRecord& rec,
+                         bool fit) {
   SurfaceView v;
   v.id = rec.id;
   v.status = std::string(to_string(rec.status));
   v.factors = nlohmann::json::parse(rec.params_json).at("factors").get<std::vector<std::string>>();
   for (const auto& p : rec.points) v.design.push_back(p.sample);
+  if (!fit) return v;
   std::optional<StoredSurfaceFit> m = refit_stored_surface(store, config, rec);
   if (!m) {
     v.fit_error = "no sample of this surface has a λ* yet";
@@ -165,7 +167,7 @@ ReportData read_report(const Config& config, const std::string& store_path, cons
   }
   for (std::int64_t id : surface_ids) {
     auto rec = store.surface(id);
-    if (rec) r.surfaces.push_back(surface_view(store, config, *rec));
+    if (rec) r.surfaces.push_back(surface_view(store, config, *rec, scope.fit_surfaces));
   }
   if (auto tree = store.zcart_tree(config.name())) r.tree = ZCart::from_json(nlohmann::json::parse(*tree));
   r.probes = store.probes(config.name(), true);

@@ -84,6 +84,9 @@ struct ReportData {
 // Which part of the store to read: everything, or one search, or one surface and its searches.
 struct ReportScope {
   std::optional<std::int64_t> search, surface;
+  // false: each surface carries its id, status, factors and design only, unfitted (refitting a
+  // surface anchored on the expectation solves the model at every measured sample: seconds).
+  bool fit_surfaces = true;
 };
 
 // InputError for a --search or --surface id the store does not hold for this testbed.
