@@ -290,7 +290,7 @@ finished surface it reports without measuring; `--parallel K` keeps K testbed sl
 `workbench report` lists the searches of a store with the expectation stored with each:
 EOF
 begin
-cmd -r report -- workbench report --config configs/sim.toml --store surface.db
+cmd -r report -O "first 5" -- workbench report --config configs/sim.toml --store surface.db
 end
 
 prose <<'EOF'

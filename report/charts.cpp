@@ -250,7 +250,8 @@ std::string expectation_plot(const ReportData& data) {
       "{0}*x with lines dt 2 lc rgb '#999999' title 'tolerance ±{2:.0f}%', {1}*x with lines dt 2 lc rgb "
       "'#999999' notitle, "
       "$agree using 1:2 with points pt 7 lc rgb '{3}' title 'within tolerance', "
-      "$disagree using 1:2 with points pt 2 ps 1.6 lw 2 lc rgb '{4}' title 'mismatch (outside tolerance)'\n",
+      "$disagree using 1:2 with points pt 2 ps 1.6 lw 2 lc rgb '{4}' title 'mismatch (off by more than "
+      "±{2:.0f}%)'\n",
       g(1 + t), g(1 - t), t * 100, kBlue, kRed);
   return out;
 }
