@@ -43,6 +43,10 @@ struct EffectiveModel {
 EffectiveModel effective_model(const Config& config, const Sample& sample,
                                const std::vector<CalibratedDemand>& calibrations);
 
+// Raise it with every change that alters expect_peak's answers for the same inputs: stored answers
+// (the expected_peaks cache, surface_fit.hpp) of another version are not used.
+inline constexpr int kExpectationVersion = 1;
+
 // What the expectation model says about one sample.
 struct PeakExpectation {
   double peak_rate = 0;        // λ*: R(λ*) = R_sat

@@ -40,13 +40,14 @@ struct StoredSurfaceFit {
 };
 
 // nullopt when nothing of the surface was measured, or the config no longer declares its factors or
-// levels, or a newer workbench wrote options this one cannot refit. Reads the store only.
+// levels, or a newer workbench wrote options this one cannot refit. Writes only the expectation cache
+// (surface_fit.hpp expectation_anchor).
 std::optional<StoredSurfaceFit> refit_stored_surface(store::Store& store, const Config& config,
                                                      const store::SurfaceRecord& rec);
 
 // The answer of the finished surface of this testbed that covers `sample` with the lowest
 // leave-one-out error, or nullopt when none covers it (or none can be fitted from what it
-// measured). Reads the store only.
+// measured). Writes only the expectation cache.
 std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& config, const Sample& sample);
 
 }  // namespace wb

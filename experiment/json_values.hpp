@@ -24,10 +24,10 @@ inline nlohmann::json sample_json(const Config& config, const Sample& sample) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [name, value] : sample.values()) {
     const Factor* f = config.factor(name);
-    if (f != nullptr && f->numeric)
-      j[name] = sample.numeric(name);
-    else
-      j[name] = value;
+    std::optional<double> number;
+    if (f != nullptr && f->numeric) number = f->axis_value(value);
+    // A level the config no longer declares (it was edited since) keeps its stored text.
+    j[name] = number ? nlohmann::json(*number) : nlohmann::json(value);
   }
   return j;
 }

@@ -54,7 +54,7 @@ std::vector<std::string> names_of(const std::vector<const Factor*>& factors) {
 
 std::string expectation_inputs_key(const Config& config, const std::vector<CalibratedDemand>& calibrations) {
   std::ostringstream text;
-  text << config.root() << "|v1";
+  text << config.root() << "|v" << kExpectationVersion;
   for (const auto& c : calibrations)
     text << "|" << c.center << "@" << c.sample.key() << "=" << fmt::format("{}", c.demand_ms) << "x"
          << (c.visits ? fmt::format("{}", *c.visits) : std::string("-"));

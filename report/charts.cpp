@@ -49,6 +49,7 @@ std::string search_path_plot(const ReportData& data, const SearchView& v) {
   // Loads where nothing completed have no response time: they are marked at the top instead.
   double lo = data.region.low_ms(), hi = data.region.high_ms();
   std::string saturated;
+  int rows = 0;
   double xlo = std::numeric_limits<double>::infinity(), xhi = 0;
   for (std::size_t i = 0; i < v.loads.size(); ++i) {
     const LoadView& l = v.loads[i];
@@ -63,6 +64,7 @@ std::string search_path_plot(const ReportData& data, const SearchView& v) {
       continue;
     }
     const double high = l.load.ci ? l.load.ci->high : y;
+    ++rows;
     out += fmt::format("{} {} {} {} {}\n", i + 1, g(l.load.rate), g(y), g(l.load.ci ? l.load.ci->low : y),
                        g(high));
     lo = std::min(lo, y);
@@ -77,10 +79,11 @@ std::string search_path_plot(const ReportData& data, const SearchView& v) {
       "set grid\nset key below left Left reverse\nset offsets graph 0.05, graph 0.05, graph 0.05, graph "
       "0.05\n";
   out += saturated;
-  if (xhi > xlo) {  // labels do not widen the autoscaled range: every tried load must show
-    const double pad = (xhi - xlo) * 0.06;
-    out += fmt::format("set xrange [{}:{}]\n", g(std::max(0.0, xlo - pad)), g(xhi + pad));
-  }
+  // Labels do not widen an autoscaled range, and a search where nothing completed has no point to
+  // scale on: the ranges are set so that every tried load shows.
+  const double pad = xhi > xlo ? (xhi - xlo) * 0.06 : std::max(xhi * 0.1, 1.0);
+  out += fmt::format("set xrange [{}:{}]\n", g(std::max(0.0, xlo - pad)), g(xhi + pad));
+  if (rows == 0) out += fmt::format("set yrange [0:{}]\n", g(data.region.high_ms() * 2));
   // On a log axis a CI reaching below zero (a t interval of few skewed trials) is cut at the axis.
   const bool log = maybe_log_y(out, lo, hi);
   out += fmt::format(
@@ -128,7 +131,9 @@ std::string latency_curve_plot(const ReportData& data, const std::string& sample
                                const std::vector<const SearchView*>& searches) {
   std::vector<const LoadView*> loads;
   for (const SearchView* s : searches)
-    for (const LoadView& l : s->loads) loads.push_back(&l);
+    for (const LoadView& l : s->loads)
+      if (std::isfinite(l.mean_ms)) loads.push_back(&l);
+  if (loads.empty()) return {};
   std::stable_sort(loads.begin(), loads.end(),
                    [](const auto* a, const auto* b) { return a->load.rate < b->load.rate; });
   const std::string block = fmt::format("$curve{}", searches.front()->row.search.id);

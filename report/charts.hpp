@@ -13,6 +13,7 @@ namespace wb {
 std::string search_path_plot(const ReportData& data, const SearchView& search);
 
 // Load–latency curve of one sample over every load its searches tried: mean, p50, p90, p99.
+// Empty when no load has a response time (nothing completed).
 std::string latency_curve_plot(const ReportData& data, const std::string& sample_key,
                                const std::vector<const SearchView*>& searches);
 

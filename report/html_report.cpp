@@ -45,7 +45,7 @@ class Plots {
  public:
   // A placeholder for a plot drawn later.
   std::string add(std::string script, const std::string& id, const std::string& alt) {
-    const std::size_t i = batch_.add(std::move(script));
+    const std::size_t i = batch_.add(std::move(script), id);
     ids_.push_back(id);
     alts_.push_back(alt);
     return placeholder(i);
@@ -128,12 +128,13 @@ std::string searches_section(const ReportData& d, Plots& plots) {
     for (std::size_t i = 0; i < v.loads.size(); ++i) {
       const LoadView& l = v.loads[i];
       h += fmt::format(
-          "<tr><td>{}</td><td>{:.0f}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.0f}</td><td "
+          "<tr><td>{}</td><td>{:.0f}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td "
           "class=\"text\">{}{}</td>"
           "</tr>\n",
           i + 1, l.load.rate, l.load.trials, num(l.metric_ms, "{:.2f}"),
-          l.load.ci ? fmt::format("[{:.2f}, {:.2f}]", l.load.ci->low, l.load.ci->high) : "–", l.achieved_rate,
-          html_escape(l.load.verdict), l.load.saturated ? " (saturated)" : "");
+          l.load.ci ? fmt::format("[{:.2f}, {:.2f}]", l.load.ci->low, l.load.ci->high) : "–",
+          num(l.achieved_rate, "{:.0f}"), html_escape(l.load.verdict),
+          l.load.saturated ? " (saturated)" : "");
     }
     h += "</table></div>\n";
   }

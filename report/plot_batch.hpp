@@ -1,6 +1,6 @@
 #pragma once
 // Plots drawn by gnuplot's SVG terminal (Debian's gnuplot-nox), all of a report's plots in one
-// gnuplot process: one start per report, not per plot (bench/report/RESULTS.txt).
+// gnuplot process: one start per report, not per plot.
 #include <string>
 #include <vector>
 
@@ -11,8 +11,9 @@ class PlotBatch {
   PlotBatch(int width, int height) : width_(width), height_(height) {}
 
   // Adds a plot: gnuplot commands that set it up and end in one plot or splot command. Settings do
-  // not carry over to the next plot; datablocks do, so each plot names its own. Returns its index.
-  std::size_t add(std::string script);
+  // not carry over to the next plot; datablocks do, so each plot names its own. `name` says which
+  // plot an error is about. Returns its index.
+  std::size_t add(std::string script, std::string name);
   std::size_t size() const { return scripts_.size(); }
 
   // Runs gnuplot once and returns each plot's SVG document, in the order added. Error naming
@@ -21,7 +22,7 @@ class PlotBatch {
 
  private:
   int width_, height_;
-  std::vector<std::string> scripts_;
+  std::vector<std::string> scripts_, names_;
 };
 
 // A text as a gnuplot string literal (single-quoted: only the quote itself needs escaping).

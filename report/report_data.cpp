@@ -22,19 +22,26 @@ std::vector<LoadView> load_views(store::Store& store, const PeakRegion& region, 
   for (const store::StoredLoad& l : store.loads(search_id)) {
     LoadView v;
     v.load = l;
-    int n = 0;
+    int n = 0, any = 0;
     for (const auto& t : trials) {
       if (t.load_index != l.load_index) continue;
+      ++any;
+      v.achieved_rate += t.trial.achieved_rate;
+      // A trial where nothing completed has no response time (its zeros would read as instant
+      // answers): it counts for the achieved rate only.
+      if (t.trial.completed == 0) continue;
       ++n;
       v.mean_ms += t.trial.mean_ms;
       v.metric_ms += region.value(t.trial);
       v.p50_ms += t.trial.p50_ms;
       v.p90_ms += t.trial.p90_ms;
       v.p99_ms += t.trial.p99_ms;
-      v.achieved_rate += t.trial.achieved_rate;
     }
-    if (n == 0) continue;  // a load judged before its trial was stored (the controller died)
-    for (double* x : {&v.mean_ms, &v.metric_ms, &v.p50_ms, &v.p90_ms, &v.p99_ms, &v.achieved_rate}) *x /= n;
+    // NaN (null in JSON, "–" in tables) without a response time; a load whose trials were not
+    // stored (its controller died) keeps its place, so loads are numbered as the store numbers them.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (double* x : {&v.mean_ms, &v.metric_ms, &v.p50_ms, &v.p90_ms, &v.p99_ms}) *x = n > 0 ? *x / n : nan;
+    v.achieved_rate = any > 0 ? v.achieved_rate / any : nan;
     out.push_back(v);
   }
   return out;
@@ -92,7 +99,9 @@ SurfaceView surface_view(store::Store& store, const Config& config, const store:
   if (!fit) return v;
   std::optional<StoredSurfaceFit> m = refit_stored_surface(store, config, rec);
   if (!m) {
-    v.fit_error = "no sample of this surface has a λ* yet";
+    v.fit_error =
+        "cannot refit: no sample has a λ* yet, or the config no longer declares the surface's factors or "
+        "levels";
     return v;
   }
   const std::optional<Surface>& surface = m->fit.surface;

@@ -2,7 +2,8 @@
 // What `workbench report --html` draws and `report --json` carries, read from a testbed's store:
 // each search's loads and trials and its λ* interval, each finished surface refitted over a grid,
 // the expectation against every measured λ*, the Z-CART tree, the probes, and the benchmarking cost
-// over time. Reads the store only (after sweeping dead controllers' leases, as `report` does).
+// over time. Writes nothing but what `report` always did (dead controllers' leases swept) and the
+// expectation cache a surface's refit may fill (surface_fit.hpp expectation_anchor).
 #include <Eigen/Dense>
 
 #include <cstdint>

@@ -221,12 +221,12 @@ CREATE TABLE learned_models (
 );
 )sql",
     // 9 -> 10: the expectation model's λ* per sample, keyed by the inputs it was solved from: a
-    // cache (solving a large network takes a tenth of a second, and a surface asks at every sample).
+    // cache, since a surface anchored to the model asks at every sample (bench/report/RESULTS.txt).
     R"sql(
 CREATE TABLE expected_peaks (
   testbed   TEXT NOT NULL,
   sample    TEXT NOT NULL,
-  inputs    TEXT NOT NULL,             -- hash of the config and calibrations (experiment/expectation_cache.cpp)
+  inputs    TEXT NOT NULL,             -- hash of the config and calibrations (experiment/surface_fit.cpp)
   peak_rate REAL,                      -- NULL: unbounded
   PRIMARY KEY (testbed, sample, inputs)
 );

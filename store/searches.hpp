@@ -49,8 +49,9 @@ struct StoredTrial {
   double created_unix = 0;  // the same as seconds since 1970
 };
 
-// A load of a search as its picker judged it: the CI of its trials' mean response times (at the
-// search's confidence; nullopt with fewer than two trials) and the verdict.
+// A load of a search as its picker judged it: the CI over its trials of the region's metric (the
+// mean response time or a percentile, core/peak_region.hpp) at the search's confidence (nullopt
+// with fewer than two trials), and the verdict.
 struct StoredLoad {
   int load_index = 0;
   double rate = 0, runlength_s = 0;

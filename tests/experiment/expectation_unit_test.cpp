@@ -3,12 +3,15 @@
 // peak-rate region the model gives around its λ*.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "experiment/expectation.hpp"
 #include "experiment/refserver_stats.hpp"
+#include "experiment/surface_fit.hpp"
 
 using namespace wb;
 
@@ -82,6 +85,29 @@ TEST_CASE("a calibrated net delay applies to every sample and lowers the expecte
   // depends on the mix).
   CHECK(after.calibrated == std::vector<std::string>{"cpu", "net"});
   CHECK(after.peak_rate < before.peak_rate);
+}
+
+TEST_CASE("the expectation cache's key changes with the config text and the calibrations") {
+  Config config = Config::load(kDemoConfig);
+  const Sample sample = config.sample("mix=db_tp,threads=16,disks=2");
+  const std::string key = expectation_inputs_key(config, {});
+  CHECK(expectation_inputs_key(Config::load(kDemoConfig), {}) == key);  // the same inputs
+
+  // One demand of the [model] changed: another key.
+  std::ifstream in(kDemoConfig);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("[[model.center]]");
+  REQUIRE(at != std::string::npos);
+  const std::size_t demand = text.find("service_ms = ", at);
+  REQUIRE(demand != std::string::npos);
+  text.insert(demand + std::string("service_ms = ").size(), "1");
+  CHECK(expectation_inputs_key(Config::parse(text, kDemoConfig), {}) != key);
+
+  CalibratedDemand c{"disk", sample, 4.9, 1.0, "stages", ""};
+  const std::string calibrated = expectation_inputs_key(config, {c});
+  CHECK(calibrated != key);
+  c.demand_ms = 5.0;
+  CHECK(expectation_inputs_key(config, {c}) != calibrated);
 }
 
 TEST_CASE("the expected peak-rate region brackets λ* where R crosses R_sat times 1 minus and plus s") {

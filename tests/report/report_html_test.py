@@ -9,6 +9,7 @@ import io
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,28 @@ def deviating_config(source_dir, path):
     open(path, "w").write(text[:at] + DEVIATION + text[at + len("service_ms = 15"):])
 
 
+def add_search_where_nothing_completed(store):
+    """A search whose every trial completed nothing (a load far past saturation): the report must
+    draw it without a response time, not fail or show 0 ms. Copied from search 1, as a fixture."""
+    db = sqlite3.connect(store)
+    new = db.execute("SELECT max(id) + 1 FROM searches").fetchone()[0]
+    cols = [r[1] for r in db.execute("PRAGMA table_info(searches)")]
+    values = {"id": "?", "status": "'not-found'", "peak_rate": "NULL", "peak_low": "NULL", "peak_high": "NULL",
+              "mean_ms": "NULL", "ci_low_ms": "NULL", "ci_high_ms": "NULL", "trials": "2"}
+    db.execute(f"INSERT INTO searches ({', '.join(cols)}) SELECT {', '.join(values.get(c, c) for c in cols)} "
+               "FROM searches WHERE id = 1", (new,))
+    for index, rate in enumerate((5000.0, 2500.0)):
+        db.execute("INSERT INTO loads (search_id, load_index, rate, runlength_s, trials, saturated, verdict) "
+                   "VALUES (?, ?, ?, 60, 1, 1, 'above')", (new, index, rate))
+        db.execute("INSERT INTO trials (search_id, load_index, rate, runlength_s, achieved_rate, sent, completed, "
+                   "errors, mean_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, cost_s, created_at) "
+                   "VALUES (?, ?, ?, 60, 0, 1000, 0, 1000, 0, 0, 0, 0, 0, 0, 70, "
+                   "strftime('%Y-%m-%dT%H:%M:%fZ','now'))", (new, index, rate))
+    db.commit()
+    db.close()
+    return new
+
+
 def drawn(png):
     """Share of pixels that differ from the background, and the number of distinct colours."""
     im = Image.open(io.BytesIO(png)).convert("RGB")
@@ -67,16 +90,37 @@ def main():
         workbench(binary, "map-surface", "--config", config, "--store", store, "--factors", "disks,threads",
                   "--points", "8")
         workbench(binary, "agent", "--config", config, "--store", store, "--once", "--max", "2")
+        dead = add_search_where_nothing_completed(store)
+
+        # Without the drawing programs (gnuplot, Graphviz): one line that names the missing one,
+        # exit 1, and no file (not even half of one).
+        r = subprocess.run([binary, "report", "--config", config, "--store", store, "--html", html],
+                           capture_output=True, text=True, timeout=120, env={**os.environ, "PATH": "/nonexistent"})
+        check(r.returncode == 1, f"without gnuplot: exit 1, not {r.returncode}")
+        check(len(r.stderr.strip().splitlines()) == 1 and "not installed (Debian package" in r.stderr,
+              f"without gnuplot: one line naming it, not {r.stderr!r}")
+        check(not os.path.exists(html)
+              and not any(f.startswith("report.html") for f in os.listdir(work)),
+              f"without gnuplot: no report file: {os.listdir(work)}")
+
         workbench(binary, "report", "--config", config, "--store", store, "--html", html)
         data = json.loads(workbench(binary, "report", "--config", config, "--store", store, "--json").stdout)
+        dead_loads = next(s["loads"] for s in data["searches"] if s["search_id"] == dead)
+        check(len(dead_loads) == 2 and all(l["mean_ms"] is None and l["metric_ms"] is None for l in dead_loads),
+              f"loads where nothing completed have no response time, not 0 ms: {dead_loads}")
 
         # The plots the data calls for, by the ids the report gives them.
         expected = {f"plot-search-{s['search_id']}" for s in data["searches"] if s["loads"]}
-        first_of_sample = {}
+        # A sample's curve is named after its first search with loads, and drawn when some load of
+        # the sample has a response time.
+        first_of_sample, timed = {}, set()
         for s in data["searches"]:
             if s["loads"]:
-                first_of_sample.setdefault(json.dumps(s["sample"], sort_keys=True), s["search_id"])
-        expected |= {f"plot-latency-{i}" for i in first_of_sample.values()}
+                key = json.dumps(s["sample"], sort_keys=True)
+                first_of_sample.setdefault(key, s["search_id"])
+                if any(l["mean_ms"] is not None for l in s["loads"]):
+                    timed.add(key)
+        expected |= {f"plot-latency-{i}" for k, i in first_of_sample.items() if k in timed}
         expected |= {f"plot-surface-{s['surface_id']}" for s in data["surfaces"] if s["model"]}
         check(any(s["within_tolerance"] is False for s in data["searches"]), "the store holds a mismatch")
         check(len(data["mismatches"]) > 0, "mismatches are recorded")
