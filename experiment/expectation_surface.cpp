@@ -135,7 +135,9 @@ std::optional<StoredSurfaceFit> refit_stored_surface(store::Store& store, const 
       m.points(i, static_cast<Eigen::Index>(k)) = rows[static_cast<std::size_t>(i)][k];
     m.y(i) = y[static_cast<std::size_t>(i)];
   }
-  m.anchor = expectation_anchor(config, m.base, m.factors, load_calibrations(store, config), &store);
+  m.calibrations = load_calibrations(store, config);
+  warm_expectation_cache(store, config, m.base, m.factors, m.points, m.calibrations);
+  m.anchor = expectation_anchor(config, m.base, m.factors, m.calibrations, &store);
   try {
     m.fit = fit_measured(m.declared, m.spec, m.points, m.y, m.anchor);
   } catch (const InputError& e) {

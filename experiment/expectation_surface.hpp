@@ -28,13 +28,14 @@ struct SurfaceAnswer {
 struct StoredSurfaceFit {
   std::int64_t surface_id = 0;
   std::vector<std::string> factors;
-  std::vector<const Factor*> declared;   // the config's factors, in that order: they fix the codings
-  Sample base;                           // the levels of the factors outside the surface
-  std::vector<Sample> samples;           // the measured samples, in tour order
-  std::vector<std::int64_t> search_ids;  // the search that measured each
-  Eigen::MatrixXd points;                // their axis values, a row per sample
-  Eigen::VectorXd y;                     // their λ*
-  SurfaceSpec spec;                      // params without "model" are --model auto's
+  std::vector<const Factor*> declared;         // the config's factors, in that order: they fix the codings
+  Sample base;                                 // the levels of the factors outside the surface
+  std::vector<Sample> samples;                 // the measured samples, in tour order
+  std::vector<std::int64_t> search_ids;        // the search that measured each
+  Eigen::MatrixXd points;                      // their axis values, a row per sample
+  Eigen::VectorXd y;                           // their λ*
+  SurfaceSpec spec;                            // params without "model" are --model auto's
+  std::vector<CalibratedDemand> calibrations;  // the anchor's
   Anchor anchor;
   SurfaceFit fit;  // fit.surface is nullopt (fit.error says why) when the points cannot determine it
 };

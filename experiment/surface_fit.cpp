@@ -3,15 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "core/error.hpp"
+#include "experiment/json_values.hpp"
 #include "experiment/surface_plan.hpp"
 #include "harness/sim/random.hpp"
 #include "rsm/candidates.hpp"
@@ -61,6 +64,60 @@ std::string expectation_inputs_key(const Config& config, const std::vector<Calib
   return fmt::format("{:016x}", sim::hash_text(text.str()));
 }
 
+namespace {
+
+// The sample an anchor asks at: the base with the factors set to the point's values.
+Sample anchor_sample(const Config& config, const Sample& base, const std::vector<std::string>& factors,
+                     const double* x) {
+  Sample s = base;
+  for (std::size_t j = 0; j < factors.size(); ++j)
+    s.set(factors[j], config.factor(factors[j])->axis_text(x[j]));
+  return s;
+}
+
+}  // namespace
+
+void warm_expectation_cache(store::Store& cache, const Config& config, const Sample& base,
+                            const std::vector<std::string>& factors, const Eigen::MatrixXd& points,
+                            const std::vector<CalibratedDemand>& calibrations) {
+  if (!config.model()) return;
+  const std::string inputs = expectation_inputs_key(config, calibrations);
+  std::vector<Sample> todo;
+  for (Eigen::Index i = 0; i < points.rows(); ++i) {
+    const Eigen::RowVectorXd row = points.row(i);
+    Sample s = anchor_sample(config, base, factors, row.data());
+    if (!cache.cached_expected_peak(config.name(), s.key(), inputs)) todo.push_back(std::move(s));
+  }
+  if (todo.size() < 2) return;  // one solve gains nothing from threads
+  // expect_peak is a pure function of const inputs: the solves share nothing but `next`.
+  std::vector<std::optional<double>> rates(todo.size());
+  std::vector<char> solved(todo.size(), 0);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < todo.size();) {
+      try {
+        rates[i] = finite(expect_peak(config, todo[i], calibrations).peak_rate);
+        solved[i] = 1;
+      } catch (const Error&) {
+        // Left to the anchor, which reports it.
+      }
+    }
+  };
+  const unsigned threads = std::max(1U, std::min<unsigned>(std::thread::hardware_concurrency(), 8));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  try {
+    store::Transaction tx = cache.transaction();
+    for (std::size_t i = 0; i < todo.size(); ++i)
+      if (solved[i] != 0) cache.put_expected_peak(config.name(), todo[i].key(), inputs, rates[i]);
+    tx.commit();
+  } catch (const Error&) {
+    // A read-only store only loses the cache.
+  }
+}
+
 Anchor expectation_anchor(const Config& config, const Sample& base, const std::vector<std::string>& factors,
                           const std::vector<CalibratedDemand>& calibrations, store::Store* cache) {
   for (const auto& name : factors) {
@@ -73,9 +130,7 @@ Anchor expectation_anchor(const Config& config, const Sample& base, const std::v
   return [&config, base, factors, calibrations, memo, cache, inputs](const Eigen::RowVectorXd& x) {
     std::vector<double> key(x.data(), x.data() + x.size());
     if (auto it = memo->find(key); it != memo->end()) return it->second;
-    Sample s = base;
-    for (std::size_t j = 0; j < factors.size(); ++j)
-      s.set(factors[j], config.factor(factors[j])->axis_text(key[j]));
+    const Sample s = anchor_sample(config, base, factors, key.data());
     if (cache != nullptr) {
       if (auto hit = cache->cached_expected_peak(config.name(), s.key(), inputs)) {
         const double rate = hit->value_or(std::numeric_limits<double>::infinity());

@@ -39,6 +39,13 @@ struct SurfaceFit {
 Anchor expectation_anchor(const Config& config, const Sample& base, const std::vector<std::string>& factors,
                           const std::vector<CalibratedDemand>& calibrations, store::Store* cache = nullptr);
 
+// Solves the expectation at each row of `points` (axis values of `factors`, the base's other levels)
+// that the cache lacks, on every core, and stores the answers, so that an anchor with this cache
+// finds them. Points without an answer are left to the anchor (which names the error).
+void warm_expectation_cache(store::Store& cache, const Config& config, const Sample& base,
+                            const std::vector<std::string>& factors, const Eigen::MatrixXd& points,
+                            const std::vector<CalibratedDemand>& calibrations);
+
 // A hash of everything expect_peak reads besides the sample: the whole config text and the
 // calibrations. Equal keys give equal answers (expect_peak is a pure function of them).
 std::string expectation_inputs_key(const Config& config, const std::vector<CalibratedDemand>& calibrations);

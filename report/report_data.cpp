@@ -48,7 +48,8 @@ std::vector<LoadView> load_views(store::Store& store, const PeakRegion& region, 
 }
 
 // Over the measured range only: the surface is not an answer outside it (no extrapolation).
-std::optional<SurfaceGrid> surface_grid(const StoredSurfaceFit& m, const Surface& surface) {
+std::optional<SurfaceGrid> surface_grid(store::Store& store, const Config& config, const StoredSurfaceFit& m,
+                                        const Surface& surface) {
   SurfaceGrid g;
   auto axis = [&](Eigen::Index k, bool& log) {
     const double lo = m.points.col(k).minCoeff(), hi = m.points.col(k).maxCoeff();
@@ -77,6 +78,7 @@ std::optional<SurfaceGrid> surface_grid(const StoredSurfaceFit& m, const Surface
   for (Eigen::Index i = 0; i < nx; ++i)
     for (Eigen::Index j = 0; j < ny; ++j)
       at.row(i * ny + j) << g.x[static_cast<std::size_t>(i)], g.y[static_cast<std::size_t>(j)];
+  if (surface.anchored()) warm_expectation_cache(store, config, m.base, m.factors, at, m.calibrations);
   Eigen::VectorXd z;
   try {
     z = surface.predict_values(at);
@@ -122,7 +124,7 @@ SurfaceView surface_view(store::Store& store, const Config& config, const store:
     v.measured.push_back(p);
   }
   const bool two_numeric = m->declared.size() == 2 && m->declared[0]->numeric && m->declared[1]->numeric;
-  if (surface && two_numeric) v.grid = surface_grid(*m, *surface);
+  if (surface && two_numeric) v.grid = surface_grid(store, config, *m, *surface);
   return v;
 }
 
