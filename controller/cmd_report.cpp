@@ -99,10 +99,11 @@ Command report_command() {
         auto o = std::make_shared<ReportOptions>();
         add_common_options(app, common);
         app.add_option(
-            "--html", o->html,
-            "write one self-contained HTML file with the plots: each search's path to λ*, "
-            "load-latency curves, surfaces, expectation vs measured, the Z-CART tree, probes, cost "
-            "(needs gnuplot and Graphviz)");
+               "--html", o->html,
+               "write one self-contained HTML file with the plots: each search's path to λ*, "
+               "load-latency curves, surfaces, expectation vs measured, the Z-CART tree, probes, cost "
+               "(needs gnuplot and Graphviz)")
+            ->type_name("FILE");
         auto* search = app.add_option("--search", o->search, "only this search (its id, as `report` lists)")
                            ->check(CLI::PositiveNumber);
         app.add_option("--surface", o->surface, "only this surface and its searches (its id)")

@@ -84,7 +84,6 @@ std::string search_path_plot(const ReportData& data, const SearchView& v) {
   const double pad = xhi > xlo ? (xhi - xlo) * 0.06 : std::max(xhi * 0.1, 1.0);
   out += fmt::format("set xrange [{}:{}]\n", g(std::max(0.0, xlo - pad)), g(xhi + pad));
   if (rows == 0) out += fmt::format("set yrange [0:{}]\n", g(data.region.high_ms() * 2));
-  // On a log axis a CI reaching below zero (a t interval of few skewed trials) is cut at the axis.
   const bool log = maybe_log_y(out, lo, hi);
   out += fmt::format(
       "set object 1 rect from graph 0, first {} to graph 1, first {} fc rgb '#cce5ff' fs solid 0.6 noborder "
@@ -216,9 +215,8 @@ std::string surface_plot(const SurfaceView& v) {
   for (const auto& p : v.measured)
     if (std::isfinite(p.fitted)) out += fmt::format("{} {}\n", g(p.measured), g(p.fitted));
   out += "EOD\n";
-  out +=
-      "set xlabel 'measured λ* (requests/s)'\nset ylabel 'fitted λ* (requests/s)'\nset key top left box "
-      "opaque\n";
+  out += "set xlabel 'measured λ* (requests/s)'\nset ylabel 'fitted λ* (requests/s)'\n";
+  out += "set key below left Left reverse\n";
   out += "set size ratio -1\nset offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n";
   out += fmt::format(
       "plot {0} using 1:2 with points pt 7 lc rgb '{1}' title 'measured points', x with lines dt 2 lc rgb "
