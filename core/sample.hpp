@@ -23,6 +23,7 @@ class Sample {
   std::string key() const;
 
   bool operator==(const Sample&) const = default;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 takes the defaulted <=>'s 0 for a pointer
   auto operator<=>(const Sample&) const = default;
 
  private:

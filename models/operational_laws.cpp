@@ -23,9 +23,9 @@ BottleneckBounds bottleneck_bounds(const std::vector<ClosedCenter>& centers, dou
       b.bottleneck = c.name;
     }
   }
-  constexpr double kUnbounded = std::numeric_limits<double>::infinity();
-  b.max_throughput = b.max_demand > 0 ? 1 / b.max_demand : kUnbounded;
-  b.knee = b.max_demand > 0 ? (b.total_demand + think_time) / b.max_demand : kUnbounded;
+  const double no_limit = std::numeric_limits<double>::infinity();
+  b.max_throughput = b.max_demand > 0 ? 1 / b.max_demand : no_limit;
+  b.knee = b.max_demand > 0 ? (b.total_demand + think_time) / b.max_demand : no_limit;
   return b;
 }
 
