@@ -65,9 +65,10 @@ std::string search_path_plot(const ReportData& data, const SearchView& v) {
     }
     const double high = l.load.ci ? l.load.ci->high : y;
     ++rows;
-    out += fmt::format("{} {} {} {} {}\n", i + 1, g(l.load.rate), g(y), g(l.load.ci ? l.load.ci->low : y),
-                       g(high));
+    out += fmt::format("{} {} {} {} {} {}\n", i + 1, g(l.load.rate), g(y), g(l.load.ci ? l.load.ci->low : y),
+                       g(high), std::isfinite(l.mean_ms) ? g(l.mean_ms) : std::string("NaN"));
     lo = std::min(lo, y);
+    if (l.mean_ms > 0) lo = std::min(lo, l.mean_ms);  // drawn beside a percentile
     hi = std::max(hi, high);
   }
   out += "EOD\n";
@@ -102,6 +103,10 @@ std::string search_path_plot(const ReportData& data, const SearchView& v) {
                         kRed),
       // On a log axis a CI reaching below zero is drawn down to the axis.
       log ? fmt::format("($4 > {0} ? $4 : {0})", g(lo / 1.5)) : std::string("4"));
+  // A percentile region: the mean response time beside it, for comparison.
+  if (data.region.metric != ResponseMetric::kMean)
+    plots += fmt::format(", {} using 2:6 with points pt 6 ps 0.9 lc rgb '{}' title 'mean response time'",
+                         block, kOrange);
   if (log) out += fmt::format("set yrange [{}:{}]\n", g(lo / 1.5), g(hi * 1.5));
   if (v.interval && s.peak_rate) {
     const double high = v.interval->high ? *v.interval->high : 0;
