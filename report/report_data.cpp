@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -132,6 +133,10 @@ SurfaceView surface_view(store::Store& store, const Config& config, const store:
 
 ReportData read_report(const Config& config, const std::string& store_path, const ReportScope& scope,
                        std::ostream& log) {
+  // Reading must not create a store where none is (a typo in --store would look like an empty one).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(store_path, ec))
+    throw InputError(fmt::format("no store at {} (peak or map-surface creates one)", store_path));
   ReportData r;
   r.testbed = config.name();
   r.region = config.peak().region;

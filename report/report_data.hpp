@@ -90,7 +90,8 @@ struct ReportScope {
   bool fit_surfaces = true;
 };
 
-// InputError for a --search or --surface id the store does not hold for this testbed.
+// InputError when there is no store at `store_path`, or for a --search or --surface id the store
+// does not hold for this testbed.
 ReportData read_report(const Config& config, const std::string& store_path, const ReportScope& scope,
                        std::ostream& log);
 
