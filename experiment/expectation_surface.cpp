@@ -87,8 +87,11 @@ std::optional<double> loo_fidelity(const StoredSurfaceFit& m) {
 
 }  // namespace
 
-std::optional<StoredSurfaceFit> refit_stored_surface(store::Store& store, const Config& config,
-                                                     const store::SurfaceRecord& rec) {
+namespace {
+
+// A stored surface's options and measured samples, not yet fitted (nullopt as refit_stored_surface).
+std::optional<StoredSurfaceFit> read_stored_surface(store::Store& store, const Config& config,
+                                                    const store::SurfaceRecord& rec) {
   const nlohmann::json params = nlohmann::json::parse(rec.params_json);
   StoredSurfaceFit m;
   m.surface_id = rec.id;
@@ -135,6 +138,10 @@ std::optional<StoredSurfaceFit> refit_stored_surface(store::Store& store, const 
       m.points(i, static_cast<Eigen::Index>(k)) = rows[static_cast<std::size_t>(i)][k];
     m.y(i) = y[static_cast<std::size_t>(i)];
   }
+  return m;
+}
+
+void fit_stored_surface(store::Store& store, const Config& config, StoredSurfaceFit& m) {
   m.calibrations = load_calibrations(store, config);
   warm_expectation_cache(store, config, m.base, m.factors, m.points, m.calibrations);
   m.anchor = expectation_anchor(config, m.base, m.factors, m.calibrations, &store);
@@ -143,6 +150,14 @@ std::optional<StoredSurfaceFit> refit_stored_surface(store::Store& store, const 
   } catch (const InputError& e) {
     m.fit.error = e.what();
   }
+}
+
+}  // namespace
+
+std::optional<StoredSurfaceFit> refit_stored_surface(store::Store& store, const Config& config,
+                                                     const store::SurfaceRecord& rec) {
+  std::optional<StoredSurfaceFit> m = read_stored_surface(store, config, rec);
+  if (m) fit_stored_surface(store, config, *m);
   return m;
 }
 
@@ -156,9 +171,11 @@ std::optional<SurfaceAnswer> surface_answer(store::Store& store, const Config& c
   for (std::int64_t id : store.done_surfaces(config.name())) {
     std::optional<store::SurfaceRecord> rec = store.surface(id);
     if (!rec) continue;
-    std::optional<StoredSurfaceFit> m = refit_stored_surface(store, config, *rec);
+    // Fitted only once it covers the sample: a fit ranks every class by leave-one-out error.
+    std::optional<StoredSurfaceFit> m = read_stored_surface(store, config, *rec);
     Eigen::RowVectorXd at;
     if (!m || !same_rest(*m, sample) || !locate(*m, sample, at)) continue;
+    fit_stored_surface(store, config, *m);
     const std::optional<Surface>& surface = m->fit.surface;
     if (!surface) continue;
     const double cv = m->fit.cv_mape.value_or(std::numeric_limits<double>::infinity());

@@ -89,17 +89,15 @@ void warm_expectation_cache(store::Store& cache, const Config& config, const Sam
     if (!cache.cached_expected_peak(config.name(), s.key(), inputs)) todo.push_back(std::move(s));
   }
   if (todo.size() < 2) return;  // one solve gains nothing from threads
-  // expect_peak is a pure function of const inputs: the solves share nothing but `next`.
-  std::vector<std::optional<double>> rates(todo.size());
-  std::vector<char> solved(todo.size(), 0);
+  // expect_peak is a pure function of const inputs: the solves share nothing but `next`. Outer
+  // nullopt: no answer (left to the anchor, which reports it); inner nullopt: λ* unbounded.
+  std::vector<std::optional<std::optional<double>>> answers(todo.size());
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i; (i = next++) < todo.size();) {
+    for (std::size_t i = next++; i < todo.size(); i = next++) {
       try {
-        rates[i] = finite(expect_peak(config, todo[i], calibrations).peak_rate);
-        solved[i] = 1;
+        answers[i] = finite(expect_peak(config, todo[i], calibrations).peak_rate);
       } catch (const Error&) {
-        // Left to the anchor, which reports it.
       }
     }
   };
@@ -111,7 +109,7 @@ void warm_expectation_cache(store::Store& cache, const Config& config, const Sam
   try {
     store::Transaction tx = cache.transaction();
     for (std::size_t i = 0; i < todo.size(); ++i)
-      if (solved[i] != 0) cache.put_expected_peak(config.name(), todo[i].key(), inputs, rates[i]);
+      if (answers[i]) cache.put_expected_peak(config.name(), todo[i].key(), inputs, *answers[i]);
     tx.commit();
   } catch (const Error&) {
     // A read-only store only loses the cache.

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <filesystem>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -315,9 +314,6 @@ std::vector<std::string> export_what_names() {
 
 ExportTable export_table(const Config& config, const std::string& path, const ExportRequest& request,
                          std::ostream& log) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(fmt::format("--store {}: no store there (peak or map-surface creates one)", path));
   if (request.what == ExportWhat::kWhatif && !config.model())
     throw InputError(fmt::format("{}: no [model] section; --what whatif answers from the expectation model",
                                  config.file()));

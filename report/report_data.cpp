@@ -165,12 +165,12 @@ ReportData read_report(const Config& config, const std::string& store_path, cons
     surface_ids = store.surface_ids(config.name());
   }
 
+  std::map<std::int64_t, const MeasuredVsExpected*> with_expectation;
+  for (const auto& m : r.expectations.searches) with_expectation[m.search.id] = &m;
   for (std::int64_t id : search_ids) {
-    auto it = std::find_if(r.expectations.searches.begin(), r.expectations.searches.end(),
-                           [&](const MeasuredVsExpected& m) { return m.search.id == id; });
     SearchView v;
-    if (it != r.expectations.searches.end()) {
-      v.row = *it;
+    if (auto it = with_expectation.find(id); it != with_expectation.end()) {
+      v.row = *it->second;
     } else {
       auto s = store.search(id);
       if (!s) continue;
