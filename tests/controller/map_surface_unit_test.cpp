@@ -12,13 +12,12 @@
 #include "experiment/surface_plan.hpp"
 #include "experiment/surface_runner.hpp"
 #include "harness/sim/sim_testbed.hpp"
+#include "tests/support/workbench_cli.hpp"
 
 namespace fs = std::filesystem;
 using namespace wb;
 
 namespace {
-
-const std::string kSimConfig = std::string(WB_SOURCE_DIR) + "/configs/sim.toml";
 
 fs::path fresh_store(const std::string& name) {
   fs::path d = fs::temp_directory_path() / ("wb_map_surface_unit_" + name + "_" + std::to_string(getpid()));
@@ -75,7 +74,7 @@ TEST_CASE("the wall time is the busiest slot's testbed time as the searches ran"
 }
 
 TEST_CASE("a D-optimal plan for disks x threads: 8 distinct points of the 32, log-coded threads") {
-  Config config = Config::load(kSimConfig);
+  Config config = Config::load(wb::test::kSimConfig);
   SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
   CHECK(plan.candidates.rows() == 32);
   CHECK(plan.samples.size() == 32);
@@ -104,7 +103,7 @@ TEST_CASE("a D-optimal plan for disks x threads: 8 distinct points of the 32, lo
 }
 
 TEST_CASE("a replayed search makes the same decisions and runs only the trials after the recorded ones") {
-  Config config = Config::load(kSimConfig);
+  Config config = Config::load(wb::test::kSimConfig);
   SearchOptions options{config.peak(), config.peak().target};
   Sample sample = config.sample("disks=2,threads=16");
   sim::SimulatedTestbed sim(*config.sim(), 7);
@@ -141,7 +140,7 @@ TEST_CASE("a replayed search makes the same decisions and runs only the trials a
 
 TEST_CASE(
     "run_surface on two virtual slots measures what one slot measures, and a second run redoes nothing") {
-  Config config = Config::load(kSimConfig);
+  Config config = Config::load(wb::test::kSimConfig);
   SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
   std::vector<Sample> tour;
   for (Eigen::Index r : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(r)]);
@@ -193,7 +192,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a budget stops starting searches — a later run without it finishes the surface") {
-  Config config = Config::load(kSimConfig);
+  Config config = Config::load(wb::test::kSimConfig);
   SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
   std::vector<Sample> tour;
   for (Eigen::Index r : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(r)]);

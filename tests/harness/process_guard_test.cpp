@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "command_specs.hpp"
 #include "harness/local_executor.hpp"
 #include "harness/process_identity.hpp"
 #include "harness/process_registry.hpp"
@@ -20,14 +21,11 @@
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
+using wb::test::kProcessTree;
+
 namespace {
 
 const std::string kProbe = std::string(WB_BINARY_DIR) + "/tests/harness/guard_probe";
-
-// Two background children and a grandchild that ignores SIGTERM, all waiting "forever".
-constexpr const char* kProcessTree =
-    "sleep 1000 & sh -c 'sleep 1000; :' & sh -c 'trap \"\" TERM; sleep 1000; :' & "
-    "echo started; wait";
 
 // The guards that are children of this process (comm "wb-guard").
 std::vector<pid_t> my_guards() {

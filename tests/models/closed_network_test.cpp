@@ -35,14 +35,14 @@ struct ChainStation {
   bool in_pool = false;
 };
 
-struct ChainMeans {
+struct ClosedChainMeans {
   double throughput = 0;
   double waiting = 0;         // clients waiting for a token
   double tokens = 0;          // tokens held
   std::vector<double> queue;  // clients at each station
 };
 
-ChainMeans closed_chain(double think, const std::vector<ChainStation>& st, int tokens, int clients) {
+ClosedChainMeans closed_chain(double think, const std::vector<ChainStation>& st, int tokens, int clients) {
   const std::size_t k_n = st.size();
   std::size_t first_inner = k_n;
   for (std::size_t k = 0; k < k_n; ++k) {
@@ -130,7 +130,7 @@ ChainMeans closed_chain(double think, const std::vector<ChainStation>& st, int t
   }
   for (Eigen::Index i = 0; i < n; ++i) q(i, i) = -q.row(i).sum();
   Eigen::VectorXd pi = wb::test::stationary(q);
-  ChainMeans m;
+  ClosedChainMeans m;
   m.queue.assign(k_n, 0.0);
   double first_busy = 0;
   for (const auto& s : states) {

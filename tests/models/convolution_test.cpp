@@ -5,6 +5,7 @@
 #include "ctmc.hpp"
 #include "models/convolution.hpp"
 #include "models/mva.hpp"
+#include "tests/models/printed_values.hpp"
 
 // Textbook: R. Jain, The Art of Computer Systems Performance Analysis, Wiley 1991, Example 35.5
 // (Ch. 35, the convolution algorithm) and its Table 35.5: demands CPU 0.78 s, disk A 2.34 s, disk B
@@ -14,9 +15,7 @@
 
 namespace {
 
-bool matches_printed(double computed, double printed, int decimals) {
-  return std::abs(computed - printed) <= 0.5 * std::pow(10.0, -decimals) + 1e-12;
-}
+using wb::test::matches_printed;
 
 std::vector<wb::ClosedCenter> jain_35_5() {
   return {{"cpu", 0.78, 1, wb::ClosedCenterKind::kQueue},

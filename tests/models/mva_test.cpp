@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "models/convolution.hpp"
 #include "models/mva.hpp"
+#include "tests/models/printed_values.hpp"
 
 // Textbook: R. Jain, The Art of Computer Systems Performance Analysis, Wiley 1991.
 // The timesharing model of Example 34.2 (§34.2): CPU S = 0.125 s, V = 16; disk A S = 0.3 s,
@@ -28,11 +29,7 @@ std::vector<wb::ClosedCenter> jain_timesharing() {
 }
 const double kVisits[] = {16, 10, 5};
 
-// A printed value rounded to `decimals` places: |computed − printed| ≤ half a unit of the last place.
-bool matches_printed(double computed, double printed, int decimals) {
-  double half = 0.5 * std::pow(10.0, -decimals);
-  return std::abs(computed - printed) <= half + 1e-12;
-}
+using wb::test::matches_printed;
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "models/open_network.hpp"
 #include "models/operational_laws.hpp"
+#include "tests/models/closed_network_support.hpp"
 
 namespace {
 
@@ -19,13 +20,7 @@ wb::ServiceCenter center(const std::string& name, const std::string& servers, co
   return c;
 }
 
-wb::ServiceCenter pool(const std::string& name, const std::string& servers) {
-  wb::ServiceCenter c;
-  c.name = name;
-  c.pool = true;
-  c.servers = wb::Expr::parse(servers);
-  return c;
-}
+using wb::test::pool;
 
 // The NFS-like testbed of configs/sim.toml: an nfsd pool around two CPUs and {disks} disks.
 wb::QueueNetwork nfs() {

@@ -20,15 +20,15 @@
 
 namespace {
 
-struct ChainMeans {
+struct PoolChainMeans {
   double waiting = 0;      // requests waiting for a token
   double tokens = 0;       // tokens held
   std::vector<double> at;  // requests at each inner station
 };
 
 // `visit`: probability that a request visits each station (the first is always visited).
-ChainMeans pool_chain(double lambda, int tokens, const std::vector<double>& service,
-                      const std::vector<int>& servers, int max_wait, std::vector<double> visit = {}) {
+PoolChainMeans pool_chain(double lambda, int tokens, const std::vector<double>& service,
+                          const std::vector<int>& servers, int max_wait, std::vector<double> visit = {}) {
   if (visit.empty()) visit.assign(service.size(), 1.0);
   const std::size_t k_n = service.size();
   // State: waiting count, then customers per inner station.
@@ -93,7 +93,7 @@ ChainMeans pool_chain(double lambda, int tokens, const std::vector<double>& serv
   }
   for (Eigen::Index i = 0; i < n; ++i) q(i, i) = -q.row(i).sum();
   Eigen::VectorXd pi = wb::test::stationary(q);
-  ChainMeans m;
+  PoolChainMeans m;
   m.at.assign(k_n, 0.0);
   for (const auto& s : states) {
     double p = pi(index[s]);

@@ -10,7 +10,7 @@ using namespace wb;
 
 namespace {
 
-SearchOptions options() {
+SearchOptions picker_options() {
   SearchOptions o;
   o.peak.region = PeakRegion::mean(40, 0.1);
   o.peak.start_rate = 50;
@@ -21,7 +21,7 @@ SearchOptions options() {
 }
 
 SearchResult search(const std::string& policy, test::CurveRunner& runner, double start = 50,
-                    bool seeded = false, SearchOptions o = options()) {
+                    bool seeded = false, SearchOptions o = picker_options()) {
   auto picker = make_picker(policy, o.peak, start, seeded);
   return run_search(Sample{}, o, *picker, runner);
 }
@@ -57,7 +57,7 @@ TEST_CASE("every policy is known and has a one-line summary") {
   for (const auto& n : picker_names()) {
     CHECK_FALSE(picker_summary(n).empty());
     CHECK(picker_summary(n).find('\n') == std::string::npos);
-    CHECK(make_picker(n, options().peak, 50) != nullptr);
+    CHECK(make_picker(n, picker_options().peak, 50) != nullptr);
   }
   CHECK(picker_names().size() == 5);
 }
@@ -76,7 +76,7 @@ TEST_CASE("linear steps by the fixed increment, then bisects [003 §3.5]") {
 
 TEST_CASE("strawman: fixed r and t at every load, λ* is the last load before saturation [003 §3.1]") {
   test::CurveRunner c(135);
-  SearchOptions o = options();
+  SearchOptions o = picker_options();
   o.peak.strawman_runlength_s = 300;
   o.peak.strawman_trials = 10;
   SearchResult r = search("strawman", c, 50, false, o);
@@ -96,7 +96,7 @@ TEST_CASE("strawman: fixed r and t at every load, λ* is the last load before sa
 
 TEST_CASE("strawman's λ* interval starts at the highest load whose CI lies wholly below R_sat") {
   test::CurveRunner c(135.17);  // R(135) = 39.85 ms: below R_sat by its mean, its CI reaches past 40
-  SearchOptions o = options();
+  SearchOptions o = picker_options();
   o.peak.strawman_step = 5;
   SearchResult r = search("strawman", c, 50, false, o);
   REQUIRE(r.status == SearchStatus::kFound);
@@ -119,7 +119,7 @@ TEST_CASE("strawman started above the peak walks down") {
 TEST_CASE(
     "strawman: a coarse step lands below the region, strawman_step small enough lands in it [003 §3.1]") {
   test::CurveRunner c(137);  // R(130) = 34.7 ms < 36 ms, R(135) = 39.4 ms, R(140) > 40 ms
-  SearchOptions o = options();
+  SearchOptions o = picker_options();
   SearchResult coarse = search("strawman", c, 50, false, o);
   REQUIRE(coarse.status == SearchStatus::kFound);
   CHECK(coarse.peak_rate == Approx(130));
@@ -261,7 +261,7 @@ TEST_CASE("a seeded model-safe search with the elasticity finds the peak from se
   for (double peak_rate : {37.0, 135.0, 900.0}) {
     for (double off : {0.9, 0.98, 1.03, 1.2}) {
       test::CurveRunner c(peak_rate);
-      SearchOptions o = options();
+      SearchOptions o = picker_options();
       auto picker = make_picker("model-safe", o.peak, off * peak_rate, true, 3.0);
       SearchResult r = run_search(Sample{}, o, *picker, c);
       INFO("peak " << peak_rate << " seed " << off << ": " << r.loads.size() << " loads");

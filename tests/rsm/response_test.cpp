@@ -10,11 +10,12 @@
 #include "rsm/response.hpp"
 #include "rsm/surface.hpp"
 #include "rsm/validation.hpp"
+#include "tests/rsm/paper_levels.hpp"
 
 namespace {
 
-const std::vector<double> kDisks{1, 2, 3, 4};
-const std::vector<double> kThreads{1, 2, 4, 8, 16, 32, 64, 100};
+using wb::test::kDisks;
+using wb::test::kThreads;
 
 }  // namespace
 

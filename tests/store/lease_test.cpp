@@ -9,18 +9,14 @@
 
 #include "store/sqlite.hpp"
 #include "store/store.hpp"
+#include "tests/store/temp_store.hpp"
 
 using namespace wb;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string fresh_path(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_lease_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return (d / "w.db").string();
-}
+std::string fresh_lease_path(const std::string& name) { return wb::test::fresh_store_path("lease_" + name); }
 
 const OwnerId kA{"host-a", 100, 7};
 const OwnerId kB{"host-b", 200, 9};
@@ -42,7 +38,7 @@ store::SearchRecord record(const std::string& sample_key_value) {
 }  // namespace
 
 TEST_CASE("a lease has one owner: a live holder keeps it, a dead one is taken over") {
-  store::Store s(fresh_path("owner"));
+  store::Store s(fresh_lease_path("owner"));
   CHECK_FALSE(s.acquire_lease("search:1", kA, 10, kAlive));  // free: taken
   CHECK_FALSE(s.acquire_lease("search:1", kA, 11, kAlive));  // ours: renewed
   REQUIRE(s.lease("search:1"));
@@ -71,7 +67,7 @@ TEST_CASE("a lease has one owner: a live holder keeps it, a dead one is taken ov
 }
 
 TEST_CASE("the heartbeat renews every lease of its owner and reports cancel requests") {
-  store::Store s(fresh_path("beat"));
+  store::Store s(fresh_lease_path("beat"));
   s.acquire_lease("search:1", kA, 1, kAlive);
   s.acquire_lease("probe:3", kA, 1, kAlive);
   s.acquire_lease("search:2", kB, 1, kAlive);
@@ -92,7 +88,7 @@ TEST_CASE("the heartbeat renews every lease of its owner and reports cancel requ
 }
 
 TEST_CASE("open_search resumes an unfinished search of the same request, or waits for its live owner") {
-  const std::string path = fresh_path("open");
+  const std::string path = fresh_lease_path("open");
   store::Store s(path);
   store::Store::OpenedSearch first = s.open_search(record("2"), kA, 1, kAlive);
   CHECK_FALSE(first.resumed);
@@ -129,7 +125,7 @@ TEST_CASE("open_search resumes an unfinished search of the same request, or wait
 }
 
 TEST_CASE("mark_interrupted marks running searches of dead or missing owners, not of live ones") {
-  store::Store s(fresh_path("sweep"));
+  store::Store s(fresh_lease_path("sweep"));
   const std::int64_t live = s.begin_owned_search(record("1"), kA, 1);
   const std::int64_t dead = s.begin_owned_search(record("2"), kB, 1);
   const std::int64_t orphan = s.begin_search(record("3"));  // a store written before leases
@@ -148,7 +144,7 @@ TEST_CASE("mark_interrupted marks running searches of dead or missing owners, no
 }
 
 TEST_CASE("a transaction inside another is a savepoint: the inner rollback keeps the outer work") {
-  store::Store s(fresh_path("nested"));
+  store::Store s(fresh_lease_path("nested"));
   {
     store::Transaction outer(s.db());
     s.acquire_lease("a", kA, 1, kAlive);  // its own transaction nests

@@ -11,17 +11,15 @@
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
 #include "store/store.hpp"
+#include "tests/store/temp_store.hpp"
 
 using namespace wb;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string fresh_path(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("wb_migration_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return (d / "w.db").string();
+std::string fresh_migration_path(const std::string& name) {
+  return wb::test::fresh_store_path("migration_" + name);
 }
 
 // A copy of the version-4 fixture at a fresh path.
@@ -30,7 +28,7 @@ std::string v4_store(const std::string& name) {
   REQUIRE(in);
   std::stringstream sql;
   sql << in.rdbuf();
-  std::string path = fresh_path(name);
+  std::string path = fresh_migration_path(name);
   store::Database db(path);
   db.exec(sql.str());
   return path;

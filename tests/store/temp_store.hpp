@@ -9,24 +9,29 @@
 
 namespace wb::test {
 
+// A fresh, empty folder wb_store_NAME_PID under the system temp folder.
+inline std::filesystem::path fresh_store_dir(const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / ("wb_store_" + name + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+// The path of a store file w.db not yet created, in fresh_store_dir(name).
+inline std::string fresh_store_path(const std::string& name) {
+  return (fresh_store_dir(name) / "w.db").string();
+}
+
 struct TempStore {
   std::filesystem::path dir;
   store::Store store;
-  explicit TempStore(const std::string& name) : dir(fresh(name)), store((dir / "w.db").string()) {}
+  explicit TempStore(const std::string& name) : dir(fresh_store_dir(name)), store((dir / "w.db").string()) {}
   ~TempStore() {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
   }
   TempStore(const TempStore&) = delete;
   TempStore& operator=(const TempStore&) = delete;
-
- private:
-  static std::filesystem::path fresh(const std::string& name) {
-    auto d = std::filesystem::temp_directory_path() / ("wb_store_" + name + "_" + std::to_string(getpid()));
-    std::filesystem::remove_all(d);
-    std::filesystem::create_directories(d);
-    return d;
-  }
 };
 
 }  // namespace wb::test
