@@ -54,8 +54,8 @@ std::optional<ModelStore::ExpectationRow> ModelStore::expectation(std::int64_t s
   if (!s.step()) return std::nullopt;
   ExpectationRow e;
   e.search_id = search_id;
-  if (!s.column_is_null(0)) e.peak_rate = s.column_double(0);
-  if (!s.column_is_null(1)) e.saturation_rate = s.column_double(1);
+  e.peak_rate = s.optional_double(0);
+  e.saturation_rate = s.optional_double(1);
   e.bottleneck = s.column_text(2);
   e.calibrated_json = s.column_text(3);
   e.detail_json = s.column_text(4);
@@ -84,7 +84,7 @@ std::vector<ModelStore::CalibrationRow> ModelStore::calibrations(const std::stri
     c.center = s.column_text(0);
     c.sample = sample_from_json(s.column_text(1));
     c.demand_ms = s.column_double(2);
-    if (!s.column_is_null(3)) c.visits = s.column_double(3);
+    c.visits = s.optional_double(3);
     c.source = s.column_text(4);
     c.created_at = s.column_text(5);
     out.push_back(std::move(c));
@@ -126,7 +126,7 @@ std::optional<std::optional<double>> ModelStore::cached_expected_peak(const std:
       db_.prepare("SELECT peak_rate FROM expected_peaks WHERE testbed = ?1 AND sample = ?2 AND inputs = ?3");
   s.bind(1, testbed).bind(2, sample).bind(3, inputs);
   if (!s.step()) return std::nullopt;
-  return s.column_is_null(0) ? std::optional<double>() : std::optional<double>(s.column_double(0));
+  return s.optional_double(0);
 }
 
 void ModelStore::put_expected_peak(const std::string& testbed, const std::string& sample,

@@ -40,9 +40,9 @@ ProbeStore::ProbeRow read_probe(const Statement& s) {
   p.priority = s.column_double(5);
   p.not_before = s.column_int(6);
   p.status = parse_column<ProbeState>(kProbeStates, s.column_text(7), "probe status");
-  if (!s.column_is_null(8)) p.search_id = s.column_int(8);
-  if (!s.column_is_null(9)) p.lock_owner = s.column_text(9);
-  if (!s.column_is_null(10)) p.locked_at = s.column_int(10);
+  p.search_id = s.optional_int(8);
+  p.lock_owner = s.optional_text(9);
+  p.locked_at = s.optional_int(10);
   return p;
 }
 
@@ -60,12 +60,12 @@ ProbeStore::MismatchRow read_mismatch(const Statement& s) {
   m.measured = s.column_double(5);
   m.ratio = s.column_double(6);
   m.attributes_json = s.column_text(7);
-  if (!s.column_is_null(8)) m.center = s.column_text(8);
+  m.center = s.optional_text(8);
   m.status = parse_column<MismatchState>(kMismatchStates, s.column_text(9), "mismatch status");
   m.created_at = s.column_text(10);
-  if (!s.column_is_null(11)) m.closed_at = s.column_text(11);
+  m.closed_at = s.optional_text(11).value_or("");
   m.metric = parse_column<MismatchMetric>(kMismatchMetrics, s.column_text(12), "mismatch metric");
-  if (!s.column_is_null(13)) m.center_json = s.column_text(13);
+  m.center_json = s.optional_text(13).value_or("");
   return m;
 }
 

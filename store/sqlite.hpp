@@ -59,6 +59,16 @@ class Statement {
   std::int64_t column_int(int i) const { return sqlite3_column_int64(stmt_, i); }
   std::string column_text(int i) const;
   bool column_is_null(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
+  // The column's value, or nullopt where it is NULL.
+  std::optional<double> optional_double(int i) const {
+    return column_is_null(i) ? std::nullopt : std::optional<double>(column_double(i));
+  }
+  std::optional<std::int64_t> optional_int(int i) const {
+    return column_is_null(i) ? std::nullopt : std::optional<std::int64_t>(column_int(i));
+  }
+  std::optional<std::string> optional_text(int i) const {
+    return column_is_null(i) ? std::nullopt : std::optional<std::string>(column_text(i));
+  }
 
  private:
   sqlite3* db_;

@@ -111,9 +111,9 @@ std::optional<SurfaceRecord> SurfaceStore::surface(std::int64_t id) {
     SurfacePoint pt;
     pt.position = static_cast<int>(p.column_int(0));
     pt.sample = sample_from_json(p.column_text(1));
-    if (!p.column_is_null(2)) pt.search_id = p.column_int(2);
+    pt.search_id = p.optional_int(2);
     if (!p.column_is_null(3)) pt.slot = static_cast<int>(p.column_int(3));
-    if (!p.column_is_null(4)) pt.start_rate = p.column_double(4);
+    pt.start_rate = p.optional_double(4);
     pt.seeded = p.column_int(5) != 0;
     if (!p.column_is_null(6)) pt.seed_elasticity = p.column_double(6);
     r.points.push_back(std::move(pt));
