@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "core/error.hpp"
@@ -33,6 +34,30 @@ std::string tail(const std::string& s, std::size_t n = 400) {
     if (c == '\n') c = ' ';
   }
   return t;
+}
+
+// Writes one [[sut.files]] file, filled in for this sample, on the SUT's host: through a local
+// scratch file and the executor's atomic upload, after creating its folder.
+void write_sut_file(Executor& executor, const std::string& host, const SutFile& file,
+                    const std::map<std::string, std::string>& values) {
+  const std::string text = expand_file_template(file.text, values);
+  const fs::path target = expand_file_template(file.path, values);
+  CommandResult made = executor.run(CommandSpec{{"mkdir", "-p", target.parent_path().string()}, {}, {}, 30s});
+  if (!made.ok())
+    throw Error(fmt::format("cannot create {} on {} for {}: {}", target.parent_path().string(), host,
+                            file.source, tail(made.err)));
+  char scratch[] = "/tmp/wb-sut-file-XXXXXX";
+  const int fd = ::mkstemp(scratch);
+  if (fd < 0) throw Error(fmt::format("cannot create a scratch file for {}", file.source));
+  ::close(fd);
+  try {
+    std::ofstream(scratch, std::ios::binary | std::ios::trunc) << text;
+    executor.upload(scratch, target.string(), 0644);
+  } catch (...) {
+    ::unlink(scratch);
+    throw;
+  }
+  ::unlink(scratch);
 }
 
 std::chrono::milliseconds ms(double seconds) {
@@ -169,6 +194,7 @@ void RealTrialRunner::start_sut(const Sample& sample) {
   stop_sut();
   Host& h = host(testbed_.sut.host);
   auto values = values_for(h, sample);
+  for (const auto& f : testbed_.sut.files) write_sut_file(*h.executor, h.config->name, f, values);
   for (const auto& t : testbed_.sut.setup) {
     CommandResult r = h.executor->run(CommandSpec{expand_command_template(t, values), {}, {}, 120s});
     if (!r.ok()) {

@@ -135,6 +135,43 @@ std::string shell_quote(const std::string& arg) {
   return out;
 }
 
+std::string expand_file_template(const std::string& text, const std::map<std::string, std::string>& values) {
+  std::string out;
+  std::size_t line = 1;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const char c = text[pos];
+    // ${name} is the file's own syntax (a shell or nginx variable), not a placeholder.
+    if (c == '{' && (pos == 0 || text[pos - 1] != '$')) {
+      const bool escaped = pos + 1 < text.size() && text[pos + 1] == '{';
+      const std::size_t start = pos + (escaped ? 2 : 1);
+      std::size_t end = start;
+      if (end < text.size() && is_name_start(text[end])) {
+        while (end < text.size() && is_name_char(text[end])) ++end;
+      }
+      const bool named = end > start && end < text.size() && text[end] == '}';
+      const std::string name = named ? text.substr(start, end - start) : std::string();
+      if (named && escaped && end + 1 < text.size() && text[end + 1] == '}') {
+        out += "{" + name + "}";
+        pos = end + 2;
+        continue;
+      }
+      if (named && !escaped) {
+        const auto it = values.find(name);
+        if (it == values.end())
+          throw InputError(fmt::format("line {}: {{{}}} has no value (write {{{{{}}}}} for the text {{{}}})",
+                                       line, name, name, name));
+        out += it->second;
+        pos = end + 1;
+        continue;
+      }
+    }
+    if (c == '\n') ++line;
+    out += c;
+    ++pos;
+  }
+  return out;
+}
+
 std::string shell_join(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) {

@@ -35,4 +35,11 @@ std::string shell_join(const std::vector<std::string>& argv);
 std::vector<std::string> expand_command_template(const std::string& command_template,
                                                  const std::map<std::string, std::string>& values);
 
+// Fills the placeholders of a file's text ([sut] files: a server's own config file): {name} as
+// in a command template is replaced by values.at(name); {{name}} stands for the text {name}; any
+// other brace is text, so `server { listen 80; }` and `${var}` need no escaping. Nothing is split
+// or quoted.
+// An unknown name throws InputError "line N: {name} has no value ...".
+std::string expand_file_template(const std::string& text, const std::map<std::string, std::string>& values);
+
 }  // namespace wb

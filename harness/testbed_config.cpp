@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "core/config_section.hpp"
 #include "core/error.hpp"
@@ -18,15 +20,53 @@ namespace {
 const char* const kBuiltins[] = {"refserver", "wbload", "port", "sut_address", "source", "config_dir"};
 
 // Expands `text` with every known name bound, so a typo in a placeholder fails at load time.
+std::map<std::string, std::string> check_values(const Config& config);
+
 void check_template(ConfigSection& s, const std::string& key, const std::string& text, const Config& config) {
-  std::map<std::string, std::string> values;
-  for (const auto& f : config.factors()) values[f.name] = f.levels.front();
-  for (const char* b : kBuiltins) values[b] = "x";
   try {
-    (void)expand_command_template(text, values);
+    (void)expand_command_template(text, check_values(config));
   } catch (const InputError& e) {
     s.fail(key, e.what());
   }
+}
+
+// The values a template is checked with: every factor at its first level, every built-in as "x".
+std::map<std::string, std::string> check_values(const Config& config) {
+  std::map<std::string, std::string> values;
+  for (const auto& f : config.factors()) values[f.name] = f.levels.front();
+  for (const char* b : kBuiltins) values[b] = "x";
+  return values;
+}
+
+// [[sut.files]]: template (a file, relative to the config's folder) and path (where to write it).
+std::vector<SutFile> parse_sut_files(ConfigSection& sut, const Config& config) {
+  std::vector<SutFile> files;
+  const std::filesystem::path dir = std::filesystem::absolute(config.file()).parent_path();
+  for (auto& f : sut.table_array("files")) {
+    SutFile file;
+    std::filesystem::path source = f.string("template");
+    file.source = (source.is_absolute() ? source : dir / source).lexically_normal().string();
+    std::ifstream in(file.source, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) f.fail("template", fmt::format("cannot read {}", file.source));
+    file.text = text.str();
+    file.path = f.string("path");
+    try {
+      (void)expand_file_template(file.text, check_values(config));
+    } catch (const InputError& e) {
+      f.fail("template", fmt::format("{}: {}", file.source, e.what()));
+    }
+    try {
+      if (expand_file_template(file.path, check_values(config)).rfind('/', 0) != 0)
+        f.fail("path", "must be an absolute path (it is written on the SUT's host)");
+    } catch (const InputError& e) {
+      f.fail("path", e.what());
+    }
+    f.finish();
+    files.push_back(std::move(file));
+  }
+  return files;
 }
 
 HostConfig parse_host(ConfigSection& h) {
@@ -136,6 +176,7 @@ void parse_sut(ConfigSection& root, TestbedConfig& tb, const Config& config) {
   check_known_host(tb, *sut, "host", s.host);
   s.start = sut->string("start");
   check_template(*sut, "start", s.start, config);
+  s.files = parse_sut_files(*sut, config);
   if (sut->has("setup")) {
     s.setup = sut->string_array("setup");
     for (const auto& t : s.setup) check_template(*sut, "setup", t, config);

@@ -33,9 +33,18 @@ enum class ReadyKind {
   kCommand,  // ready_command run on the SUT's host exits 0
 };
 
+// [[sut.files]]: a file the SUT reads (its own config), written on the SUT's host before each
+// start, so that the port and factor values reach every file a shipped config uses.
+struct SutFile {
+  std::string source;  // the template file, as resolved when the config loaded
+  std::string text;    // its contents (expand_file_template)
+  std::string path;    // where it is written: a template of an absolute path
+};
+
 struct SutConfig {
   std::string host;                // a [[hosts]] name
   std::string start;               // command template: {refserver}, {port}, factor names, ...
+  std::vector<SutFile> files;      // written before the setup commands run
   std::vector<std::string> setup;  // command templates run (to completion) before each start
   // How workbench knows the SUT is up, within ready_timeout_s of its start (ReadyKind); a
   // ready_command is run again every ready_interval_s until it exits 0, each run limited to the

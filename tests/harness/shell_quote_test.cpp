@@ -155,3 +155,17 @@ TEST_CASE("random command templates either expand or fail with an input error (f
   CHECK(expanded > 0);
   CHECK(rejected > 0);
 }
+
+TEST_CASE("file templates: placeholders filled, {{name}} and other braces kept as text") {
+  const std::map<std::string, std::string> values = {{"port", "7412"}, {"workers", "2"}};
+  CHECK(wb::expand_file_template("listen {port};", values) == "listen 7412;");
+  // A server's own syntax passes through: blocks, empty braces, ${var} and {1,2} are not names.
+  CHECK(wb::expand_file_template("http { server { } }\nmap ${x} {1,2}", values) ==
+        "http { server { } }\nmap ${x} {1,2}");
+  CHECK(wb::expand_file_template("{{port}} is {port}", values) == "{port} is 7412");
+  // Values are inserted verbatim: nothing is quoted or split.
+  CHECK(wb::expand_file_template("a{workers}b", {{"workers", "x y'\""}}) == "ax y'\"b");
+  CHECK(wb::expand_file_template("", values).empty());
+  CHECK_THROWS_WITH(wb::expand_file_template("a\nb\nlisten {prot};", values),
+                    Catch::Contains("line 3: {prot} has no value"));
+}

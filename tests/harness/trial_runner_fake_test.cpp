@@ -5,8 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "core/config.hpp"
@@ -250,4 +254,55 @@ TEST_CASE("fake testbed: a connection dropped mid-search fails the trial and lea
   REQUIRE_THROWS_WITH(runner.run(threads(2), 100, 10, 1), Catch::Contains("fake@g2: connection lost"));
   CHECK(b.log->running == 0);  // g1's wbload and the SUT were stopped or done
   CHECK(std::count(b.log->stopped.begin(), b.log->stopped.end(), "server") == 1);
+}
+
+TEST_CASE("fake testbed: [[sut.files]] are filled in and written before the setup commands run") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("wb_sut_files_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "server.conf") << "server {\n  listen {sut_address}:{port};\n  threads {threads};\n"
+                                        "  literal {{port}} and { braces }\n}\n";
+  std::string text = kConfig;
+  text.replace(text.find("port = 7000\n"), 12,
+               fmt::format("port = 7000\n\n[[sut.files]]\ntemplate = \"{}\"\npath = \"/srv/wb-{{port}}/"
+                           "server.conf\"\n",
+                           (dir / "server.conf").string()));
+  Bench b;
+  b.config = Config::parse(text, (dir / "fake.toml").string());
+  auto runner = b.runner();
+  runner.run(threads(4), 100, 10, 0);
+  REQUIRE(b.log->uploads.size() == 1);
+  CHECK(b.log->uploads[0].host == "s");
+  CHECK(b.log->uploads[0].path == "/srv/wb-7000/server.conf");
+  CHECK(b.log->uploads[0].content ==
+        "server {\n  listen 127.0.0.1:7000;\n  threads 4;\n  literal {port} and { braces }\n}\n");
+  // Its folder is made first, then the setup command runs, then the SUT starts.
+  REQUIRE(b.log->runs.size() == 2);
+  CHECK(b.log->runs[0].spec.argv == std::vector<std::string>{"mkdir", "-p", "/srv/wb-7000"});
+  CHECK(b.log->runs[1].spec.argv.front() == "prepare");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("[[sut.files]]: an unknown placeholder or an unreadable template is one line naming the key") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("wb_sut_files_bad_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "server.conf") << "a\nlisten {prot};\n";
+  std::ofstream(dir / "good.conf") << "listen {port};\n";
+  auto with_file = [&](const std::string& file, const std::string& path) {
+    std::string text = kConfig;
+    text.replace(text.find("port = 7000\n"), 12,
+                 fmt::format("port = 7000\n\n[[sut.files]]\ntemplate = \"{}\"\npath = \"{}\"\n", file, path));
+    return parse_testbed(Config::parse(text, (dir / "fake.toml").string()));
+  };
+  CHECK_THROWS_WITH(with_file("server.conf", "/srv/x.conf"),
+                    Catch::Contains("fake.toml:") && Catch::Contains(":sut.files[0].template: ") &&
+                        Catch::Contains("line 2: {prot} has no value"));
+  CHECK_THROWS_WITH(with_file("missing.conf", "/srv/x.conf"),
+                    Catch::Contains(":sut.files[0].template: cannot read"));
+  CHECK_THROWS_WITH(with_file("good.conf", "srv/{port}.conf"),
+                    Catch::Contains(":sut.files[0].path: must be an absolute path"));
+  CHECK_THROWS_WITH(with_file("good.conf", "/srv/{prot}.conf"),
+                    Catch::Contains(":sut.files[0].path: ") && Catch::Contains("{prot} has no value"));
+  std::filesystem::remove_all(dir);
 }

@@ -4,9 +4,11 @@
 // script decides what each started command does: print lines, exit, stall, or drop the
 // connection. A stalled command with a deadline ends as the real executors end it at that
 // deadline (timed_out), at once.
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +33,11 @@ struct FakeLog {
   };
   std::vector<Command> runs;
   std::vector<Command> starts;
+  struct Upload {
+    std::string host, path, content;
+    int mode = 0;
+  };
+  std::vector<Upload> uploads;       // what each upload() would have written, read at the call
   std::vector<std::string> stopped;  // argv[0] of each command stopped while it still ran
   int running = 0;                   // started, neither exited nor stopped
 };
@@ -117,7 +124,12 @@ class FakeExecutor final : public Executor {
     log_->starts.push_back({host_, spec});
     return std::make_unique<FakeProcess>(log_, spec, on_start_(spec));
   }
-  void upload(const std::string&, const std::string&, int) override {}
+  void upload(const std::string& local_path, const std::string& remote_path, int mode) override {
+    std::ifstream in(local_path, std::ios::binary);
+    std::stringstream content;
+    content << in.rdbuf();
+    log_->uploads.push_back({host_, remote_path, content.str(), mode});
+  }
   std::string describe() const override { return "fake@" + host_; }
 
  private:

@@ -78,20 +78,13 @@ TEST_CASE("nginx started by workbench serves the trials and is stopped afterward
   fs::path store = dir / "nginx.db";
   int port = wb::test::free_port();
   std::string config = wb::test::shipped_config_copy("nginx.toml", dir, port);
-  // nginx.conf listens on 7412: serve this test's port instead, from a copy of the folder.
+  // The config's port reaches nginx.conf through [[sut.files]]: the template is used as shipped.
   fs::copy(kConfigs + "/nginx", dir / "nginx", fs::copy_options::recursive);
   {
-    std::ifstream in(dir / "nginx" / "nginx.conf");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string conf = ss.str();
-    conf.replace(conf.find("7412"), 4, std::to_string(port));
-    std::ofstream(dir / "nginx" / "nginx.conf") << conf;
     std::ifstream cin(config);
     std::stringstream cs;
     cs << cin.rdbuf();
     std::string text = cs.str();
-    text.replace(text.find(kConfigs + "/nginx"), kConfigs.size() + 6, (dir / "nginx").string());
     text.replace(text.find("max_loads = 14"), 14, "max_loads = 2");
     std::ofstream(config) << text;
   }
@@ -105,6 +98,8 @@ TEST_CASE("nginx started by workbench serves the trials and is stopped afterward
   CHECK(std::atoi(wb::test::query(store, "SELECT min(completed) FROM trials").c_str()) > 0);
   CHECK(wb::test::query(store, "SELECT sum(errors) FROM trials") == "0");
   std::this_thread::sleep_for(500ms);
-  CHECK(wb::test::count_processes((dir / "nginx").string()) == 0);
+  CHECK(wb::test::count_processes(fmt::format("wb-nginx-{} ", port)) == 0);
+  CHECK(fs::exists(fmt::format("/tmp/wb-nginx-{}/nginx.conf", port)));
   fs::remove_all(dir);
+  fs::remove_all(fmt::format("/tmp/wb-nginx-{}", port));
 }
