@@ -6,16 +6,8 @@
 # Usage: dev/comment_blocks.sh [-n TOP] [folder...]   (default: the library folders)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-top=15
-if [[ "${1:-}" == "-n" ]]; then
-  top=$2
-  shift 2
-fi
-folders=("$@")
-if [[ ${#folders[@]} -eq 0 ]]; then
-  folders=(core policies rsm models store harness workloads sut experiment controller)
-fi
+source dev/report_args.sh
+report_args "$@"
 
 files=$(find "${folders[@]}" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) | sort)
 [[ -n "$files" ]] || { echo "no C++ files under: ${folders[*]}" >&2; exit 2; }

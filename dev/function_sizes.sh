@@ -6,13 +6,8 @@
 # Usage: dev/function_sizes.sh [-n TOP] [folder...]   (default: the library folders)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-top=15
-if [[ "${1:-}" == "-n" ]]; then
-  top=$2
-  shift 2
-fi
-folders=("$@")
-[[ ${#folders[@]} -gt 0 ]] || folders=(core policies rsm models store harness workloads sut experiment controller)
+source dev/report_args.sh
+report_args "$@"
 find "${folders[@]}" -name '*.cpp' 2>/dev/null | sort | xargs awk '
   FNR == 1 { start = 0; pending = 0 }
   start == 0 && pending == 0 && /^[A-Za-z_].*[(]/ && !/^(namespace|struct|class|enum|union|extern|using|template)/ {
