@@ -23,16 +23,8 @@ const OwnerId kB{"host-b", 200, 9};
 const auto kAlive = [](const store::Store::LeaseRow&) { return false; };
 const auto kDead = [](const store::Store::LeaseRow&) { return true; };
 
-store::SearchRecord record(const std::string& sample_key_value) {
-  store::SearchRecord r;
-  r.testbed = "t";
-  r.sample.set("disks", sample_key_value);
-  r.confidence = 0.95;
-  r.accuracy = 0.9;
-  r.policy = "binsearch";
-  r.seed = 1;
-  r.options_json = R"({"start_rate":50})";
-  return r;
+store::SearchRecord record(const std::string& disks) {
+  return test::search_record("t", "disks", disks, 1, R"({"start_rate":50})");
 }
 
 }  // namespace

@@ -13,15 +13,7 @@ using namespace wb;
 namespace {
 
 store::SearchRecord record(const std::string& testbed, const std::string& threads) {
-  store::SearchRecord r;
-  r.testbed = testbed;
-  r.sample.set("threads", threads);
-  r.confidence = 0.95;
-  r.accuracy = 0.9;
-  r.policy = "binsearch";
-  r.seed = 7;
-  r.options_json = R"({"runlength_s":10})";
-  return r;
+  return test::search_record(testbed, "threads", threads, 7, R"({"runlength_s":10})");
 }
 
 TrialResult trial(double rate, double mean) {

@@ -2,6 +2,7 @@
 // A fresh store file in a folder of its own under the system temp folder, removed with the value.
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -20,6 +21,22 @@ inline std::filesystem::path fresh_store_dir(const std::string& name) {
 // The path of a store file w.db not yet created, in fresh_store_dir(name).
 inline std::string fresh_store_path(const std::string& name) {
   return (fresh_store_dir(name) / "w.db").string();
+}
+
+// A binsearch search on `testbed` at confidence 0.95 and accuracy 0.9, of the sample that sets
+// `factor` to `value`: the record the searches and lease tests open and read back.
+inline store::SearchRecord search_record(const std::string& testbed, const std::string& factor,
+                                         const std::string& value, std::int64_t seed,
+                                         const std::string& options_json) {
+  store::SearchRecord r;
+  r.testbed = testbed;
+  r.sample.set(factor, value);
+  r.confidence = 0.95;
+  r.accuracy = 0.9;
+  r.policy = "binsearch";
+  r.seed = seed;
+  r.options_json = options_json;
+  return r;
 }
 
 struct TempStore {
