@@ -100,6 +100,16 @@ Eigen::MatrixXd checked_candidate_matrix(const Eigen::MatrixXd& candidates, cons
   return f;
 }
 
+std::vector<Eigen::Index> free_rows(Eigen::Index n_rows, const std::vector<Eigen::Index>& required) {
+  std::vector<char> is_required(static_cast<std::size_t>(n_rows), 0);
+  for (Eigen::Index r : required) is_required[static_cast<std::size_t>(r)] = 1;
+  std::vector<Eigen::Index> pool;
+  for (Eigen::Index j = 0; j < n_rows; ++j) {
+    if (!is_required[static_cast<std::size_t>(j)]) pool.push_back(j);
+  }
+  return pool;
+}
+
 }  // namespace detail
 
 }  // namespace wb

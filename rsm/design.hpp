@@ -55,6 +55,9 @@ namespace detail {
 // candidate model matrix F (one row per candidate).
 Eigen::MatrixXd checked_candidate_matrix(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms,
                                          int n_points, const std::vector<Eigen::Index>& required);
+// The candidate rows 0..n_rows-1 that are not in `required`, in increasing order: the pool that
+// fedorov() and exhaustive() choose the free points from.
+std::vector<Eigen::Index> free_rows(Eigen::Index n_rows, const std::vector<Eigen::Index>& required);
 }  // namespace detail
 
 }  // namespace wb

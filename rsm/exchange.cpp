@@ -127,12 +127,7 @@ Design fedorov(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms
   if (starts < 1) throw InputError(fmt::format("design: {} random starts; need at least 1", starts));
   const Eigen::MatrixXd f = detail::checked_candidate_matrix(candidates, terms, n_points, required);
 
-  std::vector<char> is_required(static_cast<std::size_t>(f.rows()), 0);
-  for (Index r : required) is_required[static_cast<std::size_t>(r)] = 1;
-  std::vector<Index> pool;
-  for (Index j = 0; j < f.rows(); ++j) {
-    if (!is_required[static_cast<std::size_t>(j)]) pool.push_back(j);
-  }
+  const std::vector<Index> pool = detail::free_rows(f.rows(), required);
 
   std::mt19937_64 rng(seed);
   std::vector<Index> best;

@@ -110,12 +110,7 @@ class Enumerator {
 Design exhaustive(const Eigen::MatrixXd& candidates, const std::vector<Term>& terms, int n_points,
                   const std::vector<Index>& required, std::uint64_t max_subsets) {
   const Eigen::MatrixXd f = detail::checked_candidate_matrix(candidates, terms, n_points, required);
-  std::vector<char> is_required(static_cast<std::size_t>(f.rows()), 0);
-  for (Index r : required) is_required[static_cast<std::size_t>(r)] = 1;
-  std::vector<Index> pool;
-  for (Index j = 0; j < f.rows(); ++j) {
-    if (!is_required[static_cast<std::size_t>(j)]) pool.push_back(j);
-  }
+  std::vector<Index> pool = detail::free_rows(f.rows(), required);
   const std::size_t choose = static_cast<std::size_t>(n_points) - required.size();
   const std::uint64_t subsets = count_subsets(pool.size(), choose);
   if (subsets > max_subsets) {
