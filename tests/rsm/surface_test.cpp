@@ -47,17 +47,30 @@ Measured measure(const Eigen::MatrixXd& candidates, const std::vector<Eigen::Ind
   return m;
 }
 
+// `peak` at every row of `points`.
+Eigen::VectorXd peaks_at(const Eigen::MatrixXd& points, double (*peak)(double, double)) {
+  Eigen::VectorXd y(points.rows());
+  for (Eigen::Index i = 0; i < points.rows(); ++i) y(i) = peak(points(i, 0), points(i, 1));
+  return y;
+}
+
+// The quadratic surface in disks and threads fitted to `peak` measured at the `n_points` of a
+// D-optimal design (20 starts, seed 1) over the candidates `raw`.
+wb::Surface fit_quadratic(const Eigen::MatrixXd& raw, int n_points, double (*peak)(double, double)) {
+  const auto codings = paper_codings();
+  const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"});
+  const wb::Design d = wb::fedorov(wb::code_points(raw, codings), terms, n_points, 20, 1);
+  const Measured m = measure(raw, d.points, peak);
+  return wb::Surface({"disks", "threads"}, codings, wb::ModelKind::kQuadratic, m.points, m.y);
+}
+
 }  // namespace
 
 TEST_CASE("a surface fitted in coded units predicts in natural units", "[rsm][surface]") {
   const Eigen::MatrixXd raw = wb::full_factorial({kDisks, kThreads});
-  const auto codings = paper_codings();
-  const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"});
-  const wb::Design d = wb::fedorov(wb::code_points(raw, codings), terms, 8, 20, 1);
-  const Measured m = measure(raw, d.points, exact_peak);
-
-  const wb::Surface s({"disks", "threads"}, codings, wb::ModelKind::kQuadratic, m.points, m.y);
-  CHECK(wb::term_names(s.fit().terms) == wb::term_names(terms));
+  const wb::Surface s = fit_quadratic(raw, 8, exact_peak);
+  CHECK(wb::term_names(s.fit().terms) ==
+        wb::term_names(wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"})));
   CHECK(s.fit().coefficients(0) == Approx(800));  // value at the centre of the coded region
   CHECK(s.fit().coefficients(5) == Approx(-90));
   for (Eigen::Index i = 0; i < raw.rows(); ++i) {
@@ -67,21 +80,14 @@ TEST_CASE("a surface fitted in coded units predicts in natural units", "[rsm][su
   CHECK(s.predict(Eigen::RowVector2d(2.5, 48)).value == Approx(exact_peak(2.5, 48)));
   REQUIRE(s.loo_mape());
   CHECK(*s.loo_mape() < 1e-9);
-  Eigen::VectorXd all_y(raw.rows());
-  for (Eigen::Index i = 0; i < raw.rows(); ++i) all_y(i) = exact_peak(raw(i, 0), raw(i, 1));
-  CHECK(s.holdout_mape(raw, all_y) < 1e-9);
+  CHECK(s.holdout_mape(raw, peaks_at(raw, exact_peak)) < 1e-9);
 }
 
 TEST_CASE("surface errors on a surface that is not quadratic are reported, not hidden", "[rsm][surface]") {
   const Eigen::MatrixXd raw = wb::full_factorial({kDisks, kThreads});
-  const auto codings = paper_codings();
-  const auto terms = wb::model_terms(wb::ModelKind::kQuadratic, {"disks", "threads"});
-  const wb::Design d = wb::fedorov(wb::code_points(raw, codings), terms, 10, 20, 1);
-  const Measured m = measure(raw, d.points, saturating_peak);
-  const wb::Surface s({"disks", "threads"}, codings, wb::ModelKind::kQuadratic, m.points, m.y);
+  const wb::Surface s = fit_quadratic(raw, 10, saturating_peak);
 
-  Eigen::VectorXd all_y(raw.rows());
-  for (Eigen::Index i = 0; i < raw.rows(); ++i) all_y(i) = saturating_peak(raw(i, 0), raw(i, 1));
+  const Eigen::VectorXd all_y = peaks_at(raw, saturating_peak);
   const double holdout = s.holdout_mape(raw, all_y);
   CHECK(holdout > 1.0);  // a quadratic cannot follow min(): a real error, in percent
   CHECK(holdout == Approx(wb::mape(all_y, s.predict_values(raw))));
