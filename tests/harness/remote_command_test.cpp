@@ -34,22 +34,24 @@ const wb::CommandSpec kWhoAmI{
     "/usr",
     0ms};
 
-}  // namespace
-
-TEST_CASE("remote command line: a group leader reports its own group and execs the command") {
-  const auto r = run_line(kWhoAmI, true);
+// Runs kWhoAmI: the first line out is the id the remote line reported, then the command's own
+// output, which must show that id as its group and session, its environment and its directory.
+void check_who_am_i(bool leader) {
+  const auto r = run_line(kWhoAmI, leader);
   REQUIRE(r.exit_status == 0);
   const auto nl = r.out.find('\n');
   const std::string pgid = r.out.substr(0, nl);
   CHECK(r.out.substr(nl + 1) == pgid + " " + pgid + " a b\n/usr\n");
 }
 
+}  // namespace
+
+TEST_CASE("remote command line: a group leader reports its own group and execs the command") {
+  check_who_am_i(true);
+}
+
 TEST_CASE("remote command line: a shell that is no group leader falls back to setsid") {
-  const auto r = run_line(kWhoAmI, false);
-  REQUIRE(r.exit_status == 0);
-  const auto nl = r.out.find('\n');
-  const std::string pgid = r.out.substr(0, nl);
-  CHECK(r.out.substr(nl + 1) == pgid + " " + pgid + " a b\n/usr\n");
+  check_who_am_i(false);
 }
 
 TEST_CASE("remote command line: through the setsid fallback a signal still ends the shell's process") {
