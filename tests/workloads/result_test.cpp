@@ -162,24 +162,21 @@ TEST_CASE("a result must match what its generator was asked for", "[result]") {
     edit(c);
     return c;
   };
+  // The same window with `n` requests sent, every one answered in 2 ms, `achieved` per second.
+  auto answered = [&](std::uint64_t n, double achieved) {
+    return changed([&](auto& c) {
+      c.sent = c.completed = n;
+      c.achieved_rate = achieved;
+      c.histogram.reset();
+      c.histogram.record_n(2000000, n);
+    });
+  };
   expect(changed([](auto& c) { c.offered_rate = 60; }),
          "result.offered_rate: 60 is not the rate asked for, 50");
   expect(changed([](auto& c) { c.duration_s = 20; }), "result.duration_s: 20 is not the duration asked for");
   // 500 ± (10 x 22.4 + 20): 200 and 800 requests are not what 50/s for 10 s offers.
-  expect(changed([](auto& c) {
-           c.sent = c.completed = 200;
-           c.achieved_rate = 20;
-           c.histogram.reset();
-           c.histogram.record_n(2000000, 200);
-         }),
-         "result.sent: completed + errors + timeouts is 200");
-  expect(changed([](auto& c) {
-           c.sent = c.completed = 800;
-           c.achieved_rate = 80;
-           c.histogram.reset();
-           c.histogram.record_n(2000000, 800);
-         }),
-         "result.sent: completed + errors + timeouts is 800");
+  expect(answered(200, 20), "result.sent: completed + errors + timeouts is 200");
+  expect(answered(800, 80), "result.sent: completed + errors + timeouts is 800");
   // 730 responses inside the window: more than 500 sent plus about 100 from the warm-up.
   expect(changed([](auto& c) { c.achieved_rate = 73; }), "result.achieved_rate: 73 counts more responses");
   expect(changed([](auto& c) {
@@ -188,11 +185,5 @@ TEST_CASE("a result must match what its generator was asked for", "[result]") {
          }),
          "result.histogram.max: 6000 ms exceeds");
   // Poisson noise and answers to warm-up requests inside the window are possible.
-  REQUIRE_NOTHROW(wb::check_result(changed([](auto& c) {
-                                     c.sent = c.completed = 540;
-                                     c.achieved_rate = 60;
-                                     c.histogram.reset();
-                                     c.histogram.record_n(2000000, 540);
-                                   }),
-                                   asked));
+  REQUIRE_NOTHROW(wb::check_result(answered(540, 60), asked));
 }
