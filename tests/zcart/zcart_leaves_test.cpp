@@ -10,11 +10,6 @@
 #include "models/zcart.hpp"
 #include "tests/zcart/zcart_schema.hpp"
 
-using wb::Attribute;
-using wb::AttributeKind;
-using wb::Observation;
-using wb::ZCart;
-using wb::ZCartOptions;
 using wb::test::schema3;
 
 TEST_CASE("a leaf whose λ* a bottleneck caps predicts min(expected, cap), chosen by held-out error") {

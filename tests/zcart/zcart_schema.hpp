@@ -1,5 +1,6 @@
 #pragma once
-// The attribute schema the Z-CART tests share: two numeric factors and a categorical one.
+// What the Z-CART tests share: the model's names, used unqualified, and an attribute schema of two
+// numeric factors and a categorical one.
 #include <vector>
 
 #include "models/zcart.hpp"
@@ -13,3 +14,11 @@ inline std::vector<Attribute> schema3() {
 }
 
 }  // namespace wb::test
+
+// Listed once for the target's files, which its unity build compiles as one unit anyway.
+using wb::Attribute;
+using wb::AttributeKind;
+using wb::Observation;
+using wb::SplitCriterion;
+using wb::ZCart;
+using wb::ZCartOptions;

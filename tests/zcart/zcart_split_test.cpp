@@ -11,13 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/zcart.hpp"
-
-using wb::Attribute;
-using wb::AttributeKind;
-using wb::Observation;
-using wb::SplitCriterion;
-using wb::ZCart;
-using wb::ZCartOptions;
+#include "tests/zcart/zcart_schema.hpp"
 
 namespace {
 

@@ -8,12 +8,6 @@
 #include "models/zcart.hpp"
 #include "tests/zcart/zcart_schema.hpp"
 
-using wb::Attribute;
-using wb::AttributeKind;
-using wb::Observation;
-using wb::SplitCriterion;
-using wb::ZCart;
-using wb::ZCartOptions;
 using wb::test::schema3;
 
 namespace {
