@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "policies/load_picker.hpp"
+#include "tests/policies/picker_steps.hpp"
 
 using namespace wb;
 
@@ -19,42 +20,26 @@ TestLoad load(double rate, double mean_ms, bool saturated = false) {
 }  // namespace
 
 TEST_CASE("binsearch doubles until saturation, then halves the bracket [003 Alg. 3]") {
-  PeakConfig peak;
-  peak.region = PeakRegion::mean(40, 0);
-  auto p = make_picker("binsearch", peak, 50);
+  auto p = test::mean_40ms_picker("binsearch", 50);
   std::vector<TestLoad> h;
-  REQUIRE(p->next(h) == 50);
-  h.push_back(load(50, 5));
-  REQUIRE(p->next(h) == 100);
-  h.push_back(load(100, 8));
-  REQUIRE(p->next(h) == 200);
-  h.push_back(load(200, 90));  // above: bracket [100, 200]
-  REQUIRE(p->next(h) == 150);
-  h.push_back(load(150, 20));  // below: [150, 200]
-  REQUIRE(p->next(h) == 175);
-  h.push_back(load(175, 0, true));  // saturated counts as above: [150, 175]
+  test::feed_readings(*p, h,
+                      {load(50, 5), load(100, 8), load(200, 90),  // above: bracket [100, 200]
+                       load(150, 20),                             // below: [150, 200]
+                       load(175, 0, true)});                      // saturated counts as above: [150, 175]
   REQUIRE(p->next(h) == 162.5);
 }
 
 TEST_CASE("binsearch from a start load above the peak halves toward zero") {
-  PeakConfig peak;
-  peak.region = PeakRegion::mean(40, 0);
-  auto p = make_picker("binsearch", peak, 400);
+  auto p = test::mean_40ms_picker("binsearch", 400);
   std::vector<TestLoad> h;
-  REQUIRE(p->next(h) == 400);
-  h.push_back(load(400, 100));
-  REQUIRE(p->next(h) == 200);
-  h.push_back(load(200, 10));
+  test::feed_readings(*p, h, {load(400, 100), load(200, 10)});
   REQUIRE(p->next(h) == 300);
 }
 
 TEST_CASE("binsearch gives up when its bracket collapses") {
-  PeakConfig peak;
-  peak.region = PeakRegion::mean(40, 0);
-  auto p = make_picker("binsearch", peak, 100);
+  auto p = test::mean_40ms_picker("binsearch", 100);
   std::vector<TestLoad> h{load(100, 10)};
-  REQUIRE(p->next(h) == 200);
-  h.push_back(load(200, 50));
+  test::feed_readings(*p, h, {load(200, 50)});
   for (int i = 0; i < 40; ++i) {
     auto next = p->next(h);
     if (!next) {

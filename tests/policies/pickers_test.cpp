@@ -5,6 +5,7 @@
 
 #include "policies/search.hpp"
 #include "tests/policies/curve_runner.hpp"
+#include "tests/policies/picker_steps.hpp"
 
 using namespace wb;
 
@@ -145,23 +146,16 @@ TEST_CASE("model-guided [003 Alg. 4] converges in a few loads when the curve is 
 }
 
 TEST_CASE("model-guided is unstable: a noisy pair of tuples gives a falling curve and it gives up") {
-  PeakConfig peak;
-  peak.region = PeakRegion::mean(40, 0);
-  auto p = make_picker("model", peak, 50);
+  auto p = test::mean_40ms_picker("model", 50);
   std::vector<TestLoad> h;
-  REQUIRE(p->next(h) == 50);
-  h.push_back(scripted(50, 20));
-  REQUIRE(p->next(h) == 100);
   // A bad reading at 100/s (say a noisy first trial) shows less than at 50/s: the fitted curve
   // falls with load, there is no load at R_sat, and Alg. 4 has nothing else to go on.
-  h.push_back(scripted(100, 18));
+  test::feed_readings(*p, h, {scripted(50, 20), scripted(100, 18)});
   CHECK_FALSE(p->next(h).has_value());
 }
 
 TEST_CASE("model-guided is unstable: tuples far from the region send it far past the peak") {
-  PeakConfig peak;
-  peak.region = PeakRegion::mean(40, 0);
-  auto p = make_picker("model", peak, 50);
+  auto p = test::mean_40ms_picker("model", 50);
   std::vector<TestLoad> h;
   p->next(h);
   // The true curve has its peak at 135/s, but readings at 50 and 100/s 10% low and 10% high.
@@ -176,10 +170,8 @@ TEST_CASE("model-guided is unstable: tuples far from the region send it far past
 }
 
 TEST_CASE("model-safe converges from the same bad early samples, within a few loads of binsearch") {
-  PeakConfig peak;
-  peak.region = PeakRegion::mean(40, 0);
   test::CurveRunner c(135);
-  auto p = make_picker("model-safe", peak, 50);
+  auto p = test::mean_40ms_picker("model-safe", 50);
   std::vector<TestLoad> h;
   p->next(h);
   h.push_back(scripted(50, c.response_ms(50) * 1.1));
