@@ -6,10 +6,8 @@
 #include <cmath>
 
 #include "core/config.hpp"
-#include "harness/sim/sim_testbed.hpp"
 #include "harness/sim/truth.hpp"
-#include "policies/runlength.hpp"
-#include "policies/search.hpp"
+#include "tests/policies/sim_search.hpp"
 
 using namespace wb;
 
@@ -24,10 +22,8 @@ TEST_CASE("the λ* interval contains the true λ* in most searches") {
     sim::Truth truth = sim::compute_truth(*c.sim(), s, o.peak.region);
     for (const char* policy : {"binsearch", "model-safe"}) {
       for (int seed = 1; seed <= seeds; ++seed) {
-        sim::SimulatedTestbed tb(*c.sim(), static_cast<std::uint64_t>(seed) * 104729);
-        auto picker = make_picker(policy, o.peak, o.peak.start_rate);
-        auto rl = make_runlength_policy(RunlengthKind::kAdaptive);
-        SearchResult r = run_search(s, o, *picker, tb, nullptr, rl.get());
+        SearchResult r = test::sim_search(c, s, o, policy, RunlengthKind::kAdaptive,
+                                          static_cast<std::uint64_t>(seed) * 104729);
         ++total;
         if (r.status != SearchStatus::kFound) continue;
         ++found;

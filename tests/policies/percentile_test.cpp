@@ -9,10 +9,8 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
-#include "harness/sim/sim_testbed.hpp"
 #include "harness/sim/truth.hpp"
-#include "policies/runlength.hpp"
-#include "policies/search.hpp"
+#include "tests/policies/sim_search.hpp"
 
 using namespace wb;
 
@@ -51,10 +49,7 @@ TEST_CASE("a percentile region: searches claim the percentile and end in its tru
     REQUIRE(p90.region_high < mean.region_low);  // the two regions are apart: the test can fail
     for (const char* policy : {"binsearch", "model-safe", "linear"}) {
       for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-        sim::SimulatedTestbed tb(*c.sim(), seed * 7919);
-        auto picker = make_picker(policy, o.peak, o.peak.start_rate);
-        auto rl = make_runlength_policy(RunlengthKind::kAdaptive);
-        SearchResult r = run_search(s, o, *picker, tb, nullptr, rl.get());
+        SearchResult r = test::sim_search(c, s, o, policy, RunlengthKind::kAdaptive, seed * 7919);
         ++total;
         if (r.status != SearchStatus::kFound) continue;
         ++found;

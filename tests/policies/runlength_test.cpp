@@ -9,6 +9,7 @@
 #include "harness/sim/sim_testbed.hpp"
 #include "policies/runlength.hpp"
 #include "policies/search.hpp"
+#include "tests/policies/sim_search.hpp"
 
 using namespace wb;
 
@@ -74,10 +75,9 @@ TEST_CASE("adaptive runlength never claims the peak from short trials, and finds
     Sample s = c.sample(set);
     for (int seed = 1; seed <= 10; ++seed) {
       for (bool adapt : {false, true}) {
-        sim::SimulatedTestbed tb(*c.sim(), static_cast<std::uint64_t>(seed));
-        auto picker = make_picker("model-safe", o.peak, o.peak.start_rate);
-        auto rl = make_runlength_policy(adapt ? RunlengthKind::kAdaptive : RunlengthKind::kFixed);
-        SearchResult r = run_search(s, o, *picker, tb, nullptr, rl.get());
+        SearchResult r =
+            test::sim_search(c, s, o, "model-safe", adapt ? RunlengthKind::kAdaptive : RunlengthKind::kFixed,
+                             static_cast<std::uint64_t>(seed));
         (adapt ? adaptive : fixed) += r.cost_s;
         (adapt ? found_adaptive : found_fixed) += r.status == SearchStatus::kFound;
         if (adapt) {
