@@ -26,6 +26,27 @@ fs::path fresh_store(const std::string& name) {
   return d / "w.db";
 }
 
+// The tour of an 8-point D-optimal plan over disks x threads of `config`, as map-surface runs it.
+std::vector<Sample> dopt_tour(const Config& config) {
+  SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
+  std::vector<Sample> tour;
+  for (Eigen::Index r : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(r)]);
+  return tour;
+}
+
+// A binsearch surface into the store at `path`: searches as [peak] of `config` asks, each from its
+// start rate and recorded under the testbed's name.
+SurfaceRunOptions binsearch_surface(const Config& config, const std::string& path) {
+  SurfaceRunOptions o;
+  o.store_path = path;
+  o.search = {config.peak(), config.peak().target};
+  o.policy = "binsearch";
+  o.start_rate = config.peak().start_rate;
+  o.search_record.testbed = config.name();
+  o.search_record.policy = "binsearch";
+  return o;
+}
+
 // Counts the trials that reach the testbed.
 class CountingRunner final : public TrialRunner {
  public:
@@ -141,21 +162,13 @@ TEST_CASE("a replayed search makes the same decisions and runs only the trials a
 TEST_CASE(
     "run_surface on two virtual slots measures what one slot measures, and a second run redoes nothing") {
   Config config = Config::load(wb::test::kSimConfig);
-  SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
-  std::vector<Sample> tour;
-  for (Eigen::Index r : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(r)]);
+  const std::vector<Sample> tour = dopt_tour(config);
   std::map<int, SurfaceRun> runs;
   for (int k : {1, 2}) {
     std::string path = fresh_store("parallel" + std::to_string(k)).string();
     std::int64_t id = store::Store(path).create_surface(config.name(), "key", "{}", tour);
-    SurfaceRunOptions o;
-    o.store_path = path;
+    SurfaceRunOptions o = binsearch_surface(config, path);
     o.parallel = k;
-    o.search = {config.peak(), config.peak().target};
-    o.policy = "binsearch";
-    o.start_rate = config.peak().start_rate;
-    o.search_record.testbed = config.name();
-    o.search_record.policy = "binsearch";
     int made = 0;
     o.make_runner = [&](int) {
       ++made;
@@ -193,18 +206,9 @@ TEST_CASE(
 
 TEST_CASE("a budget stops starting searches — a later run without it finishes the surface") {
   Config config = Config::load(wb::test::kSimConfig);
-  SurfacePlan plan = plan_surface(config, config.default_sample(), {{"disks", "threads"}, "dopt", 8, 1});
-  std::vector<Sample> tour;
-  for (Eigen::Index r : plan.tour) tour.push_back(plan.samples[static_cast<std::size_t>(r)]);
   std::string path = fresh_store("budget").string();
-  std::int64_t id = store::Store(path).create_surface(config.name(), "key", "{}", tour);
-  SurfaceRunOptions o;
-  o.store_path = path;
-  o.search = {config.peak(), config.peak().target};
-  o.policy = "binsearch";
-  o.start_rate = config.peak().start_rate;
-  o.search_record.testbed = config.name();
-  o.search_record.policy = "binsearch";
+  std::int64_t id = store::Store(path).create_surface(config.name(), "key", "{}", dopt_tour(config));
+  SurfaceRunOptions o = binsearch_surface(config, path);
   o.seeding = true;
   o.factors = &config.factors();
   o.make_runner = [&](int) { return std::make_unique<sim::SimulatedTestbed>(*config.sim(), 1); };
