@@ -58,7 +58,7 @@ int run_peak(const CommonOptions& common, const PeakOptions& o) {
     std::cout << peak_json(report).dump(2) << "\n";
   else
     print_peak(std::cout, report);
-  return to_int(run.result.status == SearchStatus::kFound ? ExitStatus::kOk : ExitStatus::kNegative);
+  return to_int(has_peak(run.result.status) ? ExitStatus::kOk : ExitStatus::kNegative);
 }
 
 }  // namespace
@@ -68,8 +68,11 @@ Command peak_command() {
       "peak",
       "Find the peak rate λ*: the highest offered load before the mean response time leaves the peak-rate "
       "region [R_sat(1-s), R_sat(1+s)], with the target confidence and accuracy (Algorithm 2 of the "
-      "workbench paper). Exit 0 when found, 1 when not (status not-found, budget or failed), 130 when "
-      "interrupted.\n\nEvery trial is stored as it ends. Running the same command again after an "
+      "workbench paper). A server that saturates with a step, its response jumping from below the region "
+      "to far above it between two loads closer than the accuracy asks, ends with status cliff: λ* is the "
+      "knee, the last load below the step. Exit 0 when found or cliff, 1 when not (status not-found, "
+      "budget or failed), 130 when interrupted.\n\nEvery trial is stored as it ends. Running the same "
+      "command again after an "
       "interrupted run (Ctrl-C, a lost terminal, a crash, kill -9) continues that search from its stored "
       "trials; while another controller runs the same search, this one waits for it and then reports it.",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {

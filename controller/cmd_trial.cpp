@@ -1,5 +1,5 @@
 // `workbench trial`: N trials of one sample at one fixed rate, stored as a run, their mean response
-// time with a Student-t CI, and a check against the expectation's R(λ) [000 §3.2].
+// time with a log-normal CI, and a check against the expectation's R(λ) [000 §3.2].
 #include <fmt/format.h>
 
 #include <cmath>
@@ -110,7 +110,7 @@ void print_fixed_run(const Config& config, const FixedRunRequest& r, const Fixed
     fmt::print("  {:>5} {:>11.1f} {:>10.3f} {:>10.3f} {:>8}{}\n", i + 1, t.achieved_rate, t.mean_ms, t.p99_ms,
                t.errors, f.saturated[i] ? "  saturated" : "");
   }
-  fmt::print("mean response {:.3f} ms, {:g}% CI [{:.3f}, {:.3f}] (Student t, {} trials)\n", f.response.mean,
+  fmt::print("mean response {:.3f} ms, {:g}% CI [{:.3f}, {:.3f}] (log-normal, {} trials)\n", f.response.mean,
              config.peak().target.confidence * 100, f.response.low, f.response.high, f.trials.size());
   if (f.any_saturated) fmt::print("some trials saturated: their mean is not a steady-state response time\n");
   print_expectation_check(config, r, f);
@@ -133,7 +133,8 @@ Command trial_command() {
   return Command{
       "trial",
       "Run N trials of one sample at one fixed offered rate, store them, print the mean response time with "
-      "its Student-t CI (at the [peak] target's confidence), and check it against the expectation model's "
+      "its CI (log-normal, never below zero; at the [peak] target's confidence), and check it against the "
+      "expectation model's "
       "R(rate): a mismatch when R_expected is outside the CI and off by more than [probing] tolerance "
       "(15%), recorded with the attributes ranked by information gain, the service center whose measured "
       "stage time deviates most (refserver), and planned probes. Exit 0 when it agrees or there is no "

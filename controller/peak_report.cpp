@@ -33,7 +33,7 @@ nlohmann::json peak_json(const PeakReport& r) {
   // The loads' and the claim's figures are of this metric: the mean or a percentile per trial.
   const PeakRegion& region = r.config->peak().region;
   j["region"] = {{"metric", metric_name(region.metric)}, {"sat_ms", region.sat_ms}, {"width", region.width}};
-  if (s.status == SearchStatus::kFound) {
+  if (has_peak(s.status)) {
     j["peak_rate"] = s.peak_rate;
     j["response"] = {{"mean_ms", s.response.mean},
                      {"ci_low_ms", s.response.low},
@@ -42,6 +42,7 @@ nlohmann::json peak_json(const PeakReport& r) {
     j["peak_interval"] = {
         {"low", s.peak_low},
         {"high", std::isfinite(s.peak_high) ? nlohmann::json(s.peak_high) : nlohmann::json(nullptr)}};
+    if (s.status == SearchStatus::kCliff) j["message"] = s.message;
   } else {
     j["peak_rate"] = nullptr;
     j["response"] = nullptr;
@@ -99,8 +100,10 @@ void print_peak(std::ostream& out, const PeakReport& r) {
                               : "");
   }
   out << "\n";
-  if (s.status == SearchStatus::kFound) {
-    fmt::print(out, "peak rate λ* = {:.1f} requests/s\n", s.peak_rate);
+  if (has_peak(s.status)) {
+    if (s.status == SearchStatus::kCliff) fmt::print(out, "cliff: {}\n", s.message);
+    fmt::print(out, "peak rate λ* = {:.1f} requests/s{}\n", s.peak_rate,
+               s.status == SearchStatus::kCliff ? " (the knee: the last load below the cliff)" : "");
     fmt::print(out,
                "  {} response {:.2f} ms, {:g}% CI [{:.2f}, {:.2f}] ms, accuracy {:.1f}% (target {:g}%)\n",
                on_mean ? std::string("mean") : fmt::format("mean {}", metric_name(region.metric)),

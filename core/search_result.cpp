@@ -18,8 +18,11 @@ const char* to_string(SearchStatus s) {
     case SearchStatus::kNotFound: return "not-found";
     case SearchStatus::kBudget: return "budget";
     case SearchStatus::kFailed: return "failed";
+    case SearchStatus::kCliff: return "cliff";
   }
   return "?";
 }
+
+bool has_peak(SearchStatus s) { return s == SearchStatus::kFound || s == SearchStatus::kCliff; }
 
 }  // namespace wb

@@ -33,15 +33,20 @@ enum class SearchStatus {
   kFound,     // a load's response-time CI overlaps the peak-rate region at the target accuracy
   kNotFound,  // the picker ran out of loads, or max_loads was reached
   kBudget,    // the trial cap at one load or the total cost cap was hit first
-  kFailed     // a trial could not run, twice in a row
+  kFailed,    // a trial could not run, twice in a row
+  // The response jumps from below the region to far above it between two loads closer than the
+  // accuracy asks: λ* is the knee (the last load below), peak_low/peak_high the two loads.
+  kCliff
 };
 
 const char* to_string(SearchStatus s);
+// Whether the search ended with a λ* (found, or a cliff's knee).
+bool has_peak(SearchStatus s);
 
 // The outcome of one peak search [003 Alg. 2].
 struct SearchResult {
   SearchStatus status = SearchStatus::kNotFound;
-  double peak_rate = 0;   // λ*, when found
+  double peak_rate = 0;   // λ*, when has_peak(status)
   MeanInterval response;  // mean response time CI at λ* (at confidence c)
   std::vector<TestLoad> loads;
   int trials = 0;

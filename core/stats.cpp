@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -42,6 +43,23 @@ MeanInterval mean_interval(std::span<const double> xs, double confidence) {
   double h = t_quantile(confidence, n - 1) * sample_stddev(xs) / std::sqrt(n);
   ci.low = ci.mean - h;
   ci.high = ci.mean + h;
+  return ci;
+}
+
+MeanInterval response_interval(std::span<const double> xs, double confidence) {
+  MeanInterval ci = mean_interval(xs, confidence);
+  if (!std::all_of(xs.begin(), xs.end(), [](double x) { return x > 0; })) {
+    ci.low = std::max(0.0, ci.low);
+    return ci;
+  }
+  std::vector<double> ys(xs.size());
+  std::transform(xs.begin(), xs.end(), ys.begin(), [](double x) { return std::log(x); });
+  const double n = static_cast<double>(ys.size());
+  const double s2 = std::pow(sample_stddev(ys), 2);
+  const double centre = mean_of(ys) + s2 / 2;
+  const double h = t_quantile(confidence, n - 1) * std::sqrt(s2 / n + s2 * s2 / (2 * (n - 1)));
+  ci.low = std::exp(centre - h);
+  ci.high = std::exp(centre + h);
   return ci;
 }
 

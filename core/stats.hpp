@@ -25,6 +25,13 @@ double t_quantile(double confidence, double df);
 // beyond 30). REQUIRES: xs.size() >= 2.
 MeanInterval mean_interval(std::span<const double> xs, double confidence);
 
+// Interval of the mean response across trials, at confidence c: for positive values the modified
+// Cox interval of a log-normal mean, exp(ȳ + s²/2 ± t·√(s²/n + s⁴/(2(n−1)))) on y = ln x [Olsson
+// 2005], which is skewed like the data and never reaches below zero; where a value is zero or
+// negative, the Student-t interval with its low end at zero. `mean` is the arithmetic mean.
+// REQUIRES: xs.size() >= 2 (docs/decisions.md#response-intervals).
+MeanInterval response_interval(std::span<const double> xs, double confidence);
+
 // What is known of a residual's spread before any residual is seen: a scaled-inverse-χ² prior on
 // its variance with scale `sd` worth `df` observations [BDA3 §3.2, docs/decisions.md#answer-intervals].
 struct SpreadPrior {

@@ -455,8 +455,9 @@ generator build of your own in place of the bundled one, set `WB_BIN_DIR` to a f
 
 ## Statistics
 
-Confidence intervals are Student-t (Boost.Math) over the trials' mean response times, normal
-beyond 30 trials; accuracy = 1 − half-width/mean. Algorithm 2 as the paper writes it checks the CI
+Confidence intervals are over the trials' mean response times: the log-normal (modified Cox)
+interval, with Student-t quantiles from Boost.Math (normal beyond 30 trials), which is skewed like
+response times and never reaches below zero; accuracy = 1 − half-width/mean. Algorithm 2 as the paper writes it checks the CI
 after every trial and stops once it is accurate enough: optional stopping, after which the CI
 covers the true mean less often than its confidence says. workbench therefore examines a claim
 only at trial counts fixed in advance (from `peak_min_trials` = 3 growing by `look_growth` = 1.5

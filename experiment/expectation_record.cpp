@@ -56,8 +56,7 @@ bool record_expectation(store::Store& store, const Config& config, const Sample&
 }
 
 bool learnable(const MeasuredVsExpected& r) {
-  if (r.search.status != store::SearchState::kFound || !r.search.peak_rate || !r.expectation ||
-      !r.expectation->peak_rate)
+  if (!has_peak(r.search.status) || !r.search.peak_rate || !r.expectation || !r.expectation->peak_rate)
     return false;
   const double m = *r.search.peak_rate, e = *r.expectation->peak_rate;
   return m > 0 && e > 0 && std::isfinite(m) && std::isfinite(e);
@@ -90,7 +89,7 @@ std::optional<std::pair<double, double>> log_interval(double value, double h) {
 Fidelity expectation_fidelity(const std::vector<MeasuredVsExpected>& rows) {
   std::map<std::string, std::pair<double, int>> by_sample;  // key -> (Σ log(measured/expected), searches)
   for (const auto& r : rows) {
-    if (r.search.status != store::SearchState::kFound || !r.gap) continue;
+    if (!has_peak(r.search.status) || !r.gap) continue;
     auto& [sum_log, k] = by_sample[r.search.sample.key()];
     sum_log += -std::log1p(*r.gap);  // measured / expected = 1 / (1 + gap)
     ++k;

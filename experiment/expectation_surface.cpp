@@ -117,7 +117,7 @@ std::optional<StoredSurfaceFit> read_stored_surface(store::Store& store, const C
   for (const auto& p : rec.points) {
     if (!p.search_id) continue;
     auto search = store.search(*p.search_id);
-    if (!search || search->status != store::SearchState::kFound || !search->peak_rate) continue;
+    if (!search || !has_peak(search->status) || !search->peak_rate) continue;
     std::vector<double> row;
     for (const Factor* f : m.declared) {
       std::optional<double> v = p.sample.has(f->name) ? f->axis_value(p.sample.value(f->name)) : std::nullopt;

@@ -90,7 +90,7 @@ FixedRunResult run_fixed_rate(const Config& config, const std::string& store_pat
     result.any_saturated = result.any_saturated || result.saturated.back();
     result.cost_s += t.cost_s;
   }
-  result.response = mean_interval(means, target.confidence);
+  result.response = response_interval(means, target.confidence);
   store.finish_fixed_run(result.run_id, result.response);
   result.check = check_fixed_run(store, config, probing, result.sample, result.run_id, r.rate, result.trials,
                                  result.response, log);

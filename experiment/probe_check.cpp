@@ -206,7 +206,7 @@ SearchCheck check_search(store::Store& store, const Config& config, const ProbeC
                          const ZCartAttributes* attributes) {
   SearchCheck check;
   check.expectation_stored = record_expectation(store, config, sample, search_id, log);
-  if (!check.expectation_stored || result.status != SearchStatus::kFound) return check;
+  if (!check.expectation_stored || !has_peak(result.status)) return check;
   std::optional<store::Store::ExpectationRow> e = store.expectation(search_id);
   if (!e || !e->peak_rate) return check;
   const double expected = *e->peak_rate;

@@ -103,7 +103,7 @@ void plan_bisecting(store::Store& store, const Config& config, const ProbeConfig
   std::vector<MeasuredSample> measured;
   std::set<std::string> seen;
   for (const auto& r : measured_vs_expected(store, config.name()))
-    if (r.search.status == store::SearchState::kFound && seen.insert(r.search.sample.key()).second)
+    if (has_peak(r.search.status) && seen.insert(r.search.sample.key()).second)
       measured.push_back({r.search.sample, deviating.count(r.search.sample.key()) != 0});
   std::vector<store::Store::ProbeRow> rows;
   for (const PlannedProbe& p : plan_bisecting_probes(measured, config.factors(), kBracketPriority)) {
@@ -181,10 +181,11 @@ std::optional<std::int64_t> run_claimed_probe(store::Store& store, const ProbeRu
                                   runner.log);
     store.finish_probe(probe.id, run.search_id);
     runner.leases.release(store, lease);
-    runner.log << fmt::format("probe {}: search {} {}\n", probe.id, run.search_id,
-                              run.result.status == SearchStatus::kFound
-                                  ? fmt::format("λ* = {:.1f}/s", run.result.peak_rate)
-                                  : std::string(to_string(run.result.status)));
+    runner.log << fmt::format(
+        "probe {}: search {} {}\n", probe.id, run.search_id,
+        has_peak(run.result.status)
+            ? fmt::format("λ* = {:.1f}/s ({})", run.result.peak_rate, to_string(run.result.status))
+            : std::string(to_string(run.result.status)));
     check_search(store, runner.config, runner.probing, probe.sample, run.search_id, run.result, probe.id,
                  runner.log, runner.attributes);
     refine_models(store, runner.config, runner.probing, runner.log, runner.attributes);

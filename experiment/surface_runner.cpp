@@ -129,7 +129,7 @@ class Scheduler {
   void record_finished(PointOutcome& out, store::SearchState status, std::optional<double> peak, double cost,
                        int trials) {
     out.status = status;
-    out.peak_rate = status == store::SearchState::kFound ? peak : std::nullopt;
+    out.peak_rate = has_peak(status) ? peak : std::nullopt;
     out.cost_s = cost;
     out.trials = trials;
     if (!out.reused) done_cost_ += cost;  // a reused search costs this surface's budget nothing
@@ -330,8 +330,8 @@ class Scheduler {
     if (out.peak_rate) set_curve(out, result.loads);
     if (o_.log) {
       o_.log(fmt::format("slot {}: {} {}: {} trials, {:.0f} s", slot, sample.key(),
-                         result.status == SearchStatus::kFound
-                             ? fmt::format("λ* = {:.1f}/s", result.peak_rate)
+                         has_peak(result.status)
+                             ? fmt::format("λ* = {:.1f}/s ({})", result.peak_rate, to_string(result.status))
                              : std::string(to_string(result.status)),
                          result.trials, result.cost_s));
     }

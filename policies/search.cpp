@@ -90,7 +90,7 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
     load.saturated = load.saturated || trial_saturated(t, p);
   }
   // Steps 8-10: the CI at confidence c decides whether the search moves on.
-  load.ci = mean_interval(xs, c);
+  load.ci = response_interval(xs, c);
   const double sat = p.region.sat_ms;
   if (load.saturated || load.ci.low > p.region.high_ms()) return Verdict::kAbove;
   if (load.ci.high < p.region.low_ms()) return Verdict::kBelow;
@@ -110,14 +110,14 @@ Verdict judge_load(TestLoad& load, const SearchOptions& options) {
   std::vector<int> claim_looks = claim_looks_from(looks, load.first_claim_look);
   const bool claim_look_here = std::find(claim_looks.begin(), claim_looks.end(), n) != claim_looks.end();
   double ck = 1.0 - (1.0 - c) / static_cast<double>(claim_looks.size());
-  MeanInterval claim = mean_interval(xs, ck);
+  MeanInterval claim = response_interval(xs, ck);
   // Unlike [003 Alg. 2], a claim also needs the TOST interval (confidence 1-2(1-c)/K) inside the band,
   // so a load whose true mean is outside is claimed with probability at most 1-c; a coarse target widens
   // the band to R_sat(1 ± (1 − a)) (docs/decisions.md#tost-claim).
   const double band = p.region.band(options.target.accuracy);
   const double band_lo = sat * (1 - band), band_hi = sat * (1 + band);
   const double inside_confidence = 1.0 - 2.0 * (1.0 - c) / static_cast<double>(claim_looks.size());
-  MeanInterval inside = mean_interval(xs, inside_confidence);
+  MeanInterval inside = response_interval(xs, inside_confidence);
   if (claim_look_here && claim.accuracy() >= options.target.accuracy && inside.low >= band_lo &&
       inside.high <= band_hi) {
     load.ci = claim;
@@ -147,6 +147,12 @@ bool judged_by_mean(const TestLoad& load, const SearchOptions& options) {
   if (load.saturated || load.verdict == Verdict::kPeak || load.trials.size() < 2) return false;
   return options.peak.region.overlaps(load.ci);
 }
+
+// A cliff: the response of the load just above the knee is this many times the region's upper edge
+// (or it saturated), and the two loads are closer than kCliffResolution of the accuracy's tolerance
+// (1 − a) apart, so λ* at the knee is that close to the jump (docs/decisions.md#cliffs).
+constexpr double kCliffJump = 2;
+constexpr double kCliffResolution = 0.25;
 
 // [lo, hi]: the lowest load above λ* whose CI lies wholly above `above_edge` (or that saturated),
 // and the highest load below that whose CI lies wholly below `below_edge`; 0 and +infinity when
@@ -215,6 +221,9 @@ class SearchRun {
     // The strawman walks until saturation whatever max_loads says; bounded all the same.
     const int max_loads = plan_ ? std::max(p_.max_loads, 10000) : p_.max_loads;
     for (;;) {
+      if (!plan_) {
+        if (std::optional<SearchResult> knee = cliff(false)) return *knee;
+      }
       if (static_cast<int>(result_.loads.size()) >= max_loads)
         return stop(SearchStatus::kNotFound,
                     fmt::format("no peak within max_loads = {} test loads", max_loads));
@@ -223,6 +232,7 @@ class SearchRun {
       if (!rate && !plan_) rate = retry_load(retry_runlength);
       if (!rate && plan_) return strawman_result();
       if (!rate) {
+        if (std::optional<SearchResult> knee = cliff(true)) return *knee;
         return stop(
             SearchStatus::kNotFound,
             "the load bracket collapsed without a load whose response time falls in the peak-rate region");
@@ -235,6 +245,60 @@ class SearchRun {
   SearchResult stop(SearchStatus s, std::string why) {
     result_.status = s;
     result_.message = std::move(why);
+    return result_;
+  }
+
+  // A cliff: the response crosses the whole region between two loads closer than the accuracy
+  // asks, from the highest load judged below (its mean under the region) to the lowest above that,
+  // with no load between them inside the region on average, so bisecting further only measures the
+  // step and λ* is the knee, the last load below. Before the bracket collapses the load above must
+  // show a jump: saturated, or a CI wholly above kCliffJump times the region's top; once it has
+  // collapsed, a mean above the region will do (docs/decisions.md#cliffs).
+  std::optional<SearchResult> cliff(bool collapsed) {
+    const PeakRegion& region = p_.region;
+    auto above = [&](const TestLoad& l) {
+      return l.verdict == Verdict::kAbove &&
+             (l.saturated || (collapsed ? l.ci.mean : l.ci.low) > region.high_ms());
+    };
+    const TestLoad* hi = nullptr;
+    for (const auto& l : result_.loads) {
+      if (above(l) && (hi == nullptr || l.rate < hi->rate)) hi = &l;
+    }
+    if (hi == nullptr || (!collapsed && !hi->saturated && !(hi->ci.low > kCliffJump * region.high_ms())))
+      return std::nullopt;
+    const TestLoad* lo = nullptr;
+    for (const auto& l : result_.loads) {
+      if (l.verdict == Verdict::kBelow && l.rate <= hi->rate && (lo == nullptr || l.rate > lo->rate)) lo = &l;
+    }
+    const double resolution = kCliffResolution * (1 - options_.target.accuracy);
+    if (lo == nullptr || !(lo->ci.mean < region.low_ms()) || hi->rate - lo->rate > resolution * lo->rate)
+      return std::nullopt;
+    for (const auto& l : result_.loads) {
+      const bool inside = l.ci.mean >= region.low_ms() && l.ci.mean <= region.high_ms();
+      if (l.rate > lo->rate && l.rate < hi->rate && l.trials.size() >= 2 && inside) return std::nullopt;
+    }
+    result_.status = SearchStatus::kCliff;
+    result_.peak_rate = lo->rate;
+    result_.response = lo->ci;
+    result_.peak_low = lo->rate;
+    result_.peak_high = hi->rate;
+    // Both sides seen at one rate: the interval reaches to the nearest loads around it, if close.
+    if (lo->rate == hi->rate) {
+      double nearest_below = 0, nearest_above = std::numeric_limits<double>::infinity();
+      for (const auto& l : result_.loads) {
+        if (l.verdict == Verdict::kBelow && l.rate < lo->rate)
+          nearest_below = std::max(nearest_below, l.rate);
+        if (above(l) && l.rate > hi->rate) nearest_above = std::min(nearest_above, l.rate);
+      }
+      if (nearest_below >= lo->rate * (1 - resolution)) result_.peak_low = nearest_below;
+      if (nearest_above <= hi->rate * (1 + resolution)) result_.peak_high = nearest_above;
+    }
+    result_.message = fmt::format(
+        "the response rises from {:.3g} ms to {} within [{:.6g}, {:.6g}]/s ({:.2g}% apart): λ* is the knee "
+        "at "
+        "{:.6g}/s",
+        lo->ci.mean, hi->saturated ? std::string("saturation") : fmt::format("{:.3g} ms", hi->ci.mean),
+        result_.peak_low, result_.peak_high, (result_.peak_high / result_.peak_low - 1) * 100, lo->rate);
     return result_;
   }
 

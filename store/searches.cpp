@@ -15,8 +15,8 @@ namespace wb::store {
 namespace {
 
 // The texts of the status column, in SearchState order; the ended ones are SearchStatus's.
-constexpr std::array<std::string_view, 7> kSearchStates{"running", "interrupted", "found", "not-found",
-                                                        "budget",  "failed",      "fixed"};
+constexpr std::array<std::string_view, 8> kSearchStates{"running", "interrupted", "found", "not-found",
+                                                        "budget",  "failed",      "fixed", "cliff"};
 
 }  // namespace
 
@@ -28,9 +28,12 @@ SearchState state_of(SearchStatus status) {
     case SearchStatus::kNotFound: return SearchState::kNotFound;
     case SearchStatus::kBudget: return SearchState::kBudget;
     case SearchStatus::kFailed: return SearchState::kFailed;
+    case SearchStatus::kCliff: return SearchState::kCliff;
   }
   return SearchState::kFailed;
 }
+
+bool has_peak(SearchState state) { return state == SearchState::kFound || state == SearchState::kCliff; }
 
 SearchState parse_search_state(std::string_view text) {
   for (std::size_t i = 0; i < kSearchStates.size(); ++i) {
@@ -103,13 +106,13 @@ void SearchStore::finish_search(std::int64_t id, const SearchResult& r) {
       "message = ?7, peak_low = ?8, peak_high = ?9, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') "
       "WHERE id = ?1");
   s.bind(1, id).bind(2, std::string(to_string(state_of(r.status))));
-  if (r.status == SearchStatus::kFound)
+  if (has_peak(r.status))
     s.bind(3, r.peak_rate).bind(4, r.response.mean).bind(5, r.response.low).bind(6, r.response.high);
   else
     s.bind_null(3).bind_null(4).bind_null(5).bind_null(6);
   s.bind(7, r.message);
-  // The interval exists only for a found search that set it (peak_high > 0 or infinite).
-  if (r.status == SearchStatus::kFound && r.peak_high > 0) {
+  // The interval exists only for a search with a λ* that set it (peak_high > 0 or infinite).
+  if (has_peak(r.status) && r.peak_high > 0) {
     s.bind(8, r.peak_low);
     s.bind(9, std::isfinite(r.peak_high) ? std::optional<double>(r.peak_high) : std::nullopt);
   } else {
@@ -139,10 +142,10 @@ std::optional<SearchRecord> SearchStore::search(std::int64_t id) {
   r.confidence = s.column_double(2);
   r.accuracy = s.column_double(3);
   r.policy = s.column_text(4);
-  if (!s.column_is_null(5)) r.seed = s.column_int(5);
+  r.seed = s.optional_int(5);
   r.options_json = s.column_text(6);
   r.status = parse_search_state(s.column_text(7));
-  if (!s.column_is_null(8)) r.peak_rate = s.column_double(8);
+  r.peak_rate = s.optional_double(8);
   r.trials = static_cast<int>(s.column_int(9));
   r.cost_s = s.column_double(10);
   return r;
@@ -212,7 +215,7 @@ std::int64_t SearchStore::count_trials() {
 
 std::vector<std::int64_t> SearchStore::found_searches(const std::string& testbed, int limit) {
   Statement q = db_.prepare(
-      "SELECT id FROM searches WHERE testbed = ?1 AND status = 'found' AND peak_rate IS NOT NULL "
+      "SELECT id FROM searches WHERE testbed = ?1 AND status IN ('found', 'cliff') AND peak_rate IS NOT NULL "
       "ORDER BY id DESC LIMIT ?2");
   q.bind(1, testbed).bind(2, static_cast<std::int64_t>(limit));
   std::vector<std::int64_t> ids;
@@ -234,7 +237,7 @@ std::optional<SearchStore::PeakInterval> SearchStore::peak_interval(std::int64_t
   if (!s.step() || s.column_is_null(0)) return std::nullopt;
   PeakInterval p;
   p.low = s.column_double(0);
-  if (!s.column_is_null(1)) p.high = s.column_double(1);
+  p.high = s.optional_double(1);
   return p;
 }
 

@@ -19,8 +19,10 @@ class Database;
 
 // A search's status column: running or interrupted (resumable), a SearchStatus once it ended, or
 // fixed for a fixed-rate run (`workbench trial`).
-enum class SearchState { kRunning, kInterrupted, kFound, kNotFound, kBudget, kFailed, kFixed };
+enum class SearchState { kRunning, kInterrupted, kFound, kNotFound, kBudget, kFailed, kFixed, kCliff };
 std::string_view to_string(SearchState state);
+// Whether a search in this state ended with a λ* (found, or a cliff's knee).
+bool has_peak(SearchState state);
 // The state a status column holds; Error for a text no version of workbench writes.
 SearchState parse_search_state(std::string_view text);
 // The state a search that ended with `status` is stored in.

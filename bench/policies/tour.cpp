@@ -92,7 +92,7 @@ std::uint64_t seed_value(int seed) { return static_cast<std::uint64_t>(seed) * 7
 Outcome outcome_of(const SearchResult& r, const sim::Truth& t, const PeakConfig& peak, double start) {
   Outcome o;
   o.cost = r.cost_s;
-  o.found = r.status == SearchStatus::kFound;
+  o.found = has_peak(r.status);  // found, or a cliff's knee
   o.in_region = o.found && r.peak_rate >= t.region_low && r.peak_rate <= t.region_high;
   o.interval_covers = o.found && r.peak_low <= t.peak_rate && t.peak_rate <= r.peak_high;
   o.loads = static_cast<int>(r.loads.size());

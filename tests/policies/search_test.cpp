@@ -97,11 +97,80 @@ TEST_CASE("a saturated trial makes its load 'above' whatever its response time")
   auto o = options();
   auto picker = make_picker("binsearch", o.peak, 50);
   auto res = run_search(Sample(), o, *picker, r);
-  CHECK(res.status == SearchStatus::kNotFound);
   REQUIRE(res.loads.size() >= 4);
   CHECK(res.loads[3].rate == 400);
   CHECK(res.loads[3].saturated);
   CHECK(res.loads[3].verdict == Verdict::kAbove);
+  // From 5 ms straight to saturation: a cliff, whose knee lies within (1 - a)/4 below 400/s.
+  CHECK(res.status == SearchStatus::kCliff);
+  CHECK(res.peak_rate < 400);
+  CHECK(res.peak_rate >= 400 / (1 + 0.025));
+  CHECK(res.peak_low == res.peak_rate);
+  CHECK(res.peak_high >= 400);
+  CHECK(res.peak_high - res.peak_low <= 0.025 * res.peak_low);
+}
+
+namespace {
+
+// A binsearch from 50/s on a response of 2 ms up to 1000/s and `above_ms` beyond (±2%).
+SearchResult step_search(double above_ms) {
+  ScriptedRunner r;
+  r.response = [above_ms](double rate, std::uint64_t i) {
+    return (rate <= 1000 ? 2.0 : above_ms) * (i % 2 ? 1.02 : 0.98);
+  };
+  auto o = options();
+  o.peak.max_loads = 40;
+  auto picker = make_picker("binsearch", o.peak, 50);
+  return run_search(Sample(), o, *picker, r);
+}
+
+}  // namespace
+
+TEST_CASE("a jump from below the region to far above it ends the search at the knee") {
+  // 150 ms: over twice the region's 44 ms edge, without saturating.
+  SearchResult res = step_search(150);
+  REQUIRE(res.status == SearchStatus::kCliff);
+  CHECK(res.peak_rate <= 1000);
+  CHECK(res.peak_rate >= 1000 / (1 + 0.025));
+  CHECK(res.peak_high > 1000);
+  CHECK(res.peak_high <= res.peak_rate * (1 + 0.025));
+  CHECK(res.response.high < 36);
+  CHECK(res.message.find("knee") != std::string::npos);
+  // No load was measured inside the jump's bracket after the bracket was narrow enough.
+  CHECK(res.loads.size() < 20);
+}
+
+TEST_CASE("a step just above the region is bisected until the bracket collapses, then ends at the knee") {
+  // 60 ms: above the region (44 ms) but not twice its edge, so no early stop: the search bisects
+  // toward the region until its bracket collapses, and only then reports the knee.
+  SearchResult far = step_search(150);
+  SearchResult res = step_search(60);
+  REQUIRE(res.status == SearchStatus::kCliff);
+  CHECK(res.peak_rate <= 1000);
+  CHECK(res.peak_high > 1000);
+  CHECK(res.peak_high - res.peak_rate <= 1e-3 * res.peak_high);
+  CHECK(res.loads.size() > far.loads.size());
+}
+
+TEST_CASE("response intervals of positive, skewed trials stay above zero") {
+  // One trial far above the others, as at a load just past a cliff: a Student-t interval reaches
+  // below zero here ([-12.6, 27.8] ms was seen on nginx); the log-normal one cannot.
+  std::vector<double> xs{0.4, 0.5, 22.5};
+  MeanInterval t = mean_interval(xs, 0.9);
+  REQUIRE(t.low < 0);
+  MeanInterval ci = response_interval(xs, 0.9);
+  CHECK(ci.mean == Approx(t.mean));
+  CHECK(ci.low > 0);
+  CHECK(ci.high > ci.mean);
+  CHECK(ci.low < 0.5);
+  // Nearly symmetric data: the two intervals agree closely.
+  std::vector<double> even{39, 40, 41, 40.5, 39.5};
+  MeanInterval te = mean_interval(even, 0.95), ce = response_interval(even, 0.95);
+  CHECK(ce.low == Approx(te.low).epsilon(1e-3));
+  CHECK(ce.high == Approx(te.high).epsilon(1e-3));
+  // A zero (no answer) rules the log scale out: the t interval, cut at zero.
+  std::vector<double> zero{0, 0.5, 22.5};
+  CHECK(response_interval(zero, 0.9).low == 0);
 }
 
 TEST_CASE("trial_saturated: errors, completions short of sends, or answers in the window short of λr") {
@@ -388,7 +457,7 @@ TEST_CASE("a load claims only at the looks from its first claim look, each at 1-
   REQUIRE(judge_load(late, o) == Verdict::kPeak);
   std::vector<double> xs;
   for (const auto& t : late.trials) xs.push_back(t.mean_ms);
-  MeanInterval expected = mean_interval(xs, 1 - 0.05 / 4);
+  MeanInterval expected = response_interval(xs, 1 - 0.05 / 4);
   CHECK(late.ci.low == Approx(expected.low));
   CHECK(late.ci.high == Approx(expected.high));
   // Before the claim looks, a mean outside the band still ends the load at a look (no claim).

@@ -1,5 +1,5 @@
 // `workbench trial` on the simulated testbed through the real binary [000 §3.2]: fixed-rate
-// trials stored as a run, their mean response time with a Student-t CI, and the check against the
+// trials stored as a run, their mean response time with a log-normal CI, and the check against the
 // expectation's R(λ) — agreeing on configs/sim.toml, a mismatch when [sim]'s disk is twice as slow
 // as [model] says. Bad input changes nothing.
 #include <boost/math/distributions/students_t.hpp>
@@ -50,7 +50,7 @@ std::vector<std::vector<std::string>> row_by_id(const std::string& store, const 
 
 }  // namespace
 
-TEST_CASE("a fixed-rate run that agrees with the expectation is stored with its Student-t CI") {
+TEST_CASE("a fixed-rate run that agrees with the expectation is stored with its log-normal CI") {
   fs::path dir = wb::test::fresh_dir("agree");
   const std::string store = (dir / "w.db").string();
   auto r = workbench({"trial", "--config", kSimConfig, "--store", store, "--set", "disks=2,threads=16",
@@ -67,15 +67,20 @@ TEST_CASE("a fixed-rate run that agrees with the expectation is stored with its 
     CHECK(t["stage_ms"].is_null());  // the simulated testbed has no stages
     means.push_back(t["mean_ms"].get<double>());
   }
-  // The CI is Student's t with n-1 = 2 degrees of freedom at [peak] target's 95%.
+  // The CI is the modified Cox interval of a log-normal mean with n-1 = 2 degrees of freedom at
+  // [peak] target's 95%: exp(ȳ + s²/2 ± t·√(s²/n + s⁴/(2(n-1)))) over y = ln(mean).
   const double mean = (means[0] + means[1] + means[2]) / 3;
-  double ss = 0;
-  for (double m : means) ss += (m - mean) * (m - mean);
-  const double half =
-      boost::math::quantile(boost::math::students_t(2), 0.975) * std::sqrt(ss / 2) / std::sqrt(3.0);
+  double ybar = 0, ss = 0;
+  for (double m : means) ybar += std::log(m) / 3;
+  for (double m : means) ss += (std::log(m) - ybar) * (std::log(m) - ybar);
+  const double s2 = ss / 2;
+  const double w =
+      boost::math::quantile(boost::math::students_t(2), 0.975) * std::sqrt(s2 / 3 + s2 * s2 / (2 * 2));
+  const double low = std::exp(ybar + s2 / 2 - w), high = std::exp(ybar + s2 / 2 + w);
   CHECK(j["response"]["mean_ms"].get<double>() == Approx(mean));
-  CHECK(j["response"]["ci_low_ms"].get<double>() == Approx(mean - half));
-  CHECK(j["response"]["ci_high_ms"].get<double>() == Approx(mean + half));
+  CHECK(j["response"]["ci_low_ms"].get<double>() == Approx(low));
+  CHECK(j["response"]["ci_high_ms"].get<double>() == Approx(high));
+  CHECK(low > 0);
   CHECK(j["response"]["confidence"].get<double>() == Approx(0.95));
   // The model's R(100/s) at this sample is within 15% of what the simulation measures.
   REQUIRE(j["expectation"]["response_ms"].is_number());
@@ -91,7 +96,7 @@ TEST_CASE("a fixed-rate run that agrees with the expectation is stored with its 
   CHECK(run[0][0] == "fixed");
   CHECK(run[0][1] == "fixed");
   CHECK(std::stod(run[0][2]) == Approx(mean));
-  CHECK(std::stod(run[0][3]) == Approx(mean - half));
+  CHECK(std::stod(run[0][3]) == Approx(low));
   CHECK(run[0][5] == "3");
   CHECK(run[0][6].empty());  // a fixed-rate run has no λ*
   auto trials =
@@ -204,7 +209,7 @@ TEST_CASE("workbench trial --help says what it measures, how it checks and how i
   auto r = workbench({"trial", "--help"}, 30s);
   REQUIRE(r.exit_code == 0);
   for (const char* word :
-       {"--rate", "--runlength", "--trials", "--set", "Student-t", "mismatch", "15%", "Exit 0", "Example"}) {
+       {"--rate", "--runlength", "--trials", "--set", "log-normal", "mismatch", "15%", "Exit 0", "Example"}) {
     INFO(word);
     CHECK(r.out.find(word) != std::string::npos);
   }
