@@ -85,7 +85,7 @@ TEST_CASE("nginx started by workbench serves the trials and is stopped afterward
     std::stringstream cs;
     cs << cin.rdbuf();
     std::string text = cs.str();
-    text.replace(text.find("max_loads = 14"), 14, "max_loads = 2");
+    text.replace(text.find("max_loads = 20"), 14, "max_loads = 2");
     std::ofstream(config) << text;
   }
   auto r = wb::test::run_to_exit(
