@@ -414,7 +414,15 @@ dropped connection. While one command runs, the next one's channel and shell are
 (`shell_ahead`); `bench/ssh` measures what that saves (`bench/ssh/RESULTS.txt`). `hosts check`
 exits 1 when a host cannot be used and says what to do: an unknown or changed host key (with the
 `ssh-keyscan` line to run), a key the server refuses, a local program that does not run.
-`configs/nginx.toml` benchmarks nginx with `worker_processes` as a factor.
+`configs/nginx.toml` benchmarks nginx with `worker_processes` as a factor. A server's own config
+file is a `[[sut.files]]` template (`template`, relative to the config's folder, and `path`, where
+it is written on the SUT's host before each start): `{port}`, `{sut_address}`, `{config_dir}` and
+the factors are filled in, a name in doubled braces stands for itself in single ones, and every other brace (nginx's
+blocks, `${var}`) is left alone, so `[sut] port` reaches every file the server reads. nginx, like
+many servers, saturates with a step rather than a curve: where the response jumps from below the
+peak-rate region to far above it between two loads closer than a quarter of the accuracy's
+tolerance, the search ends with status `cliff` and λ* at the knee, the last load below the step
+(`bench/real/nginx_peak.sh` compares it with the highest rate wbload sustains).
 
 `[sut] ready` says how workbench knows the server is up after each start, within
 `ready_timeout_s`: `"line"` (its stdout prints a line starting with `ready`, as refserver does),
