@@ -19,9 +19,9 @@ namespace {
 
 const char* const kBuiltins[] = {"refserver", "wbload", "port", "sut_address", "source", "config_dir"};
 
-// Expands `text` with every known name bound, so a typo in a placeholder fails at load time.
 std::map<std::string, std::string> check_values(const Config& config);
 
+// Expands `text` with every known name bound, so a typo in a placeholder fails at load time.
 void check_template(ConfigSection& s, const std::string& key, const std::string& text, const Config& config) {
   try {
     (void)expand_command_template(text, check_values(config));
@@ -47,22 +47,23 @@ std::vector<SutFile> parse_sut_files(ConfigSection& sut, const Config& config) {
     std::filesystem::path source = f.string("template");
     file.source = (source.is_absolute() ? source : dir / source).lexically_normal().string();
     std::ifstream in(file.source, std::ios::binary);
+    if (!in.is_open()) f.fail("template", fmt::format("cannot read {}", file.source));
     std::stringstream text;
     text << in.rdbuf();
-    if (!in) f.fail("template", fmt::format("cannot read {}", file.source));
     file.text = text.str();
     file.path = f.string("path");
+    std::string path;
     try {
       (void)expand_file_template(file.text, check_values(config));
     } catch (const InputError& e) {
       f.fail("template", fmt::format("{}: {}", file.source, e.what()));
     }
     try {
-      if (expand_file_template(file.path, check_values(config)).rfind('/', 0) != 0)
-        f.fail("path", "must be an absolute path (it is written on the SUT's host)");
+      path = expand_file_template(file.path, check_values(config));
     } catch (const InputError& e) {
       f.fail("path", e.what());
     }
+    if (path.rfind('/', 0) != 0) f.fail("path", "must be an absolute path (it is written on the SUT's host)");
     f.finish();
     files.push_back(std::move(file));
   }

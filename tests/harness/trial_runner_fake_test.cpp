@@ -302,6 +302,15 @@ TEST_CASE("[[sut.files]]: an unknown placeholder or an unreadable template is on
                     Catch::Contains(":sut.files[0].template: cannot read"));
   CHECK_THROWS_WITH(with_file("good.conf", "srv/{port}.conf"),
                     Catch::Contains(":sut.files[0].path: must be an absolute path"));
+  // One line, with the file and key once.
+  try {
+    with_file("good.conf", "srv/{port}.conf");
+    FAIL("a relative path was accepted");
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("fake.toml:") == m.rfind("fake.toml:"));
+    CHECK(m.find('\n') == std::string::npos);
+  }
   CHECK_THROWS_WITH(with_file("good.conf", "/srv/{prot}.conf"),
                     Catch::Contains(":sut.files[0].path: ") && Catch::Contains("{prot} has no value"));
   std::filesystem::remove_all(dir);
