@@ -72,21 +72,22 @@ case "${1:-}" in
     ;;
   test)
     install_packages "${test_packages[@]}"
-    # Every test once: the others (and the programs and benchmarks) in the plain build, the unit
-    # tests under the sanitizers. Unbuilt unit tests show in the plain build as *_NOT_BUILT: not run.
-    WB_TARGET="wb_other_tests wb_benchmarks workbench refserver wbload" build build
-    # The sanitizer build compiles at the lowest priority beside the plain tests (the real-server
-    # ones run one at a time and mostly wait), so it costs little wall time; its tests run last.
+    # Every test once: the unit tests under the sanitizers, the others (and the programs and
+    # benchmarks) in the plain build. Unbuilt unit tests show there as *_NOT_BUILT: not run.
+    # The sanitizer build compiles at the lowest priority beside the plain build and the simulations
+    # (it takes what CPU they leave); it is finished and its unit tests run before the tests that
+    # time real servers, which run with nothing but the linter (nice 19) beside them.
     asan_log=$(mktemp /tmp/wb-asan-build-XXXXXX.log)
     (renice -n 19 "$BASHPID" >/dev/null && asan_build) >"$asan_log" 2>&1 &
     asan=$!
     trap 'kill "$asan" 2>/dev/null || true' EXIT
-    # Two runs, so that neither kind waits on the other: the simulations and the CLI tests on the
-    # simulated testbed two at a time, then the tests that start real servers (RUN_SERIAL) alone.
+    WB_TARGET="wb_other_tests wb_benchmarks workbench refserver wbload" build build
+    # Separate runs, so that no kind waits on another: the simulations and the CLI tests on the
+    # simulated testbed two at a time, the unit tests, then the tests that start real servers
+    # (RUN_SERIAL) alone.
     status=0
     (cd build && ctest --output-on-failure --timeout 900 -j "$(nproc)" -L 'statistics|sim' -LE unit \
       -E '_NOT_BUILT') || status=$?
-    (cd build && ctest --output-on-failure --timeout 900 -LE 'unit|statistics|sim' -E '_NOT_BUILT') || status=$?
     built=0
     wait "$asan" || built=$?
     tail -n 3 "$asan_log"
@@ -96,6 +97,7 @@ case "${1:-}" in
     fi
     rm -f "$asan_log"
     asan_run || status=$?
+    (cd build && ctest --output-on-failure --timeout 900 -LE 'unit|statistics|sim' -E '_NOT_BUILT') || status=$?
     exit "$status"
     ;;
   asan)
