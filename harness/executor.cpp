@@ -35,6 +35,15 @@ void check_command_spec(const CommandSpec& spec) {
   }
 }
 
+std::string output_tail(const std::string& text, std::size_t n) {
+  std::string t = text.size() > n ? "..." + text.substr(text.size() - n) : text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  for (char& c : t) {
+    if (c == '\n') c = ' ';
+  }
+  return t;
+}
+
 bool ensure_binary(Executor& target, const std::string& local_path, const std::string& remote_path) {
   constexpr std::chrono::seconds kVersionDeadline{10};
   auto local = make_local_executor();

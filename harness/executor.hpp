@@ -126,6 +126,10 @@ class ExecutorWrapper : public Executor {
 // implementation calls it before running anything.
 void check_command_spec(const CommandSpec& spec);
 
+// The last `n` characters of a command's output on one line, for an error message: "..." before
+// a cut, newlines as spaces, the trailing ones dropped.
+std::string output_tail(const std::string& text, std::size_t n = 400);
+
 // Makes sure `remote_path` on `target` holds the program at `local_path`: uploads it (mode 0755) when
 // missing or when its `--version` differs, and returns true if it uploaded. Throws Error if the local
 // program does not answer --version or the upload fails.

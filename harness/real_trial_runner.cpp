@@ -9,13 +9,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "core/error.hpp"
 #include "harness/local_executor.hpp"
 #include "harness/shell_quote.hpp"
 #include "harness/ssh_executor.hpp"
+#include "harness/sut_files.hpp"
 #include "harness/sut_stage_stats.hpp"
 #include "workloads/result.hpp"
 
@@ -26,39 +26,6 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string tail(const std::string& s, std::size_t n = 400) {
-  std::string t = s.size() > n ? "..." + s.substr(s.size() - n) : s;
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
-  for (char& c : t) {
-    if (c == '\n') c = ' ';
-  }
-  return t;
-}
-
-// Writes one [[sut.files]] file, filled in for this sample, on the SUT's host: through a local
-// scratch file and the executor's atomic upload, after creating its folder.
-void write_sut_file(Executor& executor, const std::string& host, const SutFile& file,
-                    const std::map<std::string, std::string>& values) {
-  const std::string text = expand_file_template(file.text, values);
-  const fs::path target = expand_file_template(file.path, values);
-  CommandResult made = executor.run(CommandSpec{{"mkdir", "-p", target.parent_path().string()}, {}, {}, 30s});
-  if (!made.ok())
-    throw Error(fmt::format("cannot create {} on {} for {}: {}", target.parent_path().string(), host,
-                            file.source, tail(made.err)));
-  char scratch[] = "/tmp/wb-sut-file-XXXXXX";
-  const int fd = ::mkstemp(scratch);
-  if (fd < 0) throw Error(fmt::format("cannot create a scratch file for {}", file.source));
-  ::close(fd);
-  try {
-    std::ofstream(scratch, std::ios::binary | std::ios::trunc) << text;
-    executor.upload(scratch, target.string(), 0644);
-  } catch (...) {
-    ::unlink(scratch);
-    throw;
-  }
-  ::unlink(scratch);
-}
 
 std::chrono::milliseconds ms(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
@@ -157,7 +124,7 @@ RealTrialRunner::Host& RealTrialRunner::host(const std::string& name) {
   } else {
     const std::string& dir = h->config->workdir;
     CommandResult mk = h->executor->run(CommandSpec{{"mkdir", "-p", dir}, {}, {}, 30s});
-    if (!mk.ok()) throw Error(fmt::format("host {}: cannot create {}: {}", name, dir, tail(mk.err)));
+    if (!mk.ok()) throw Error(fmt::format("host {}: cannot create {}: {}", name, dir, output_tail(mk.err)));
     for (const auto& [prog, local] : std::map<std::string, std::string>{
              {"refserver", options_.programs.refserver}, {"wbload", options_.programs.wbload}}) {
       std::string remote = fmt::format("{}/{}", dir, prog);
@@ -199,7 +166,7 @@ void RealTrialRunner::start_sut(const Sample& sample) {
     CommandResult r = h.executor->run(CommandSpec{expand_command_template(t, values), {}, {}, 120s});
     if (!r.ok()) {
       throw Error(fmt::format("SUT setup on {} failed (exit {}): {}: {}", h.config->name, r.exit_status,
-                              shell_join(expand_command_template(t, values)), tail(r.err)));
+                              shell_join(expand_command_template(t, values)), output_tail(r.err)));
     }
   }
   CommandSpec spec{expand_command_template(testbed_.sut.start, values), {}, {}, 0ms};
@@ -233,17 +200,17 @@ void RealTrialRunner::wait_ready(Host& h, const std::map<std::string, std::strin
       if (r.ok()) return;
       if (!r.timed_out && (r.exit_status == 126 || r.exit_status == 127)) {  // polling cannot help
         throw Error(fmt::format("the ready command `{}` cannot run on {} (exit {}): {}", shown,
-                                h.config->name, r.exit_status, tail(r.err, 200)));
+                                h.config->name, r.exit_status, output_tail(r.err, 200)));
       }
       last = r.timed_out ? "cut off at the deadline"
                          : fmt::format("exit {}{}{}", r.exit_status,
                                        r.exit_signal ? ", signal " + *r.exit_signal : "",
-                                       r.err.empty() ? "" : ": " + tail(r.err, 200));
+                                       r.err.empty() ? "" : ": " + output_tail(r.err, 200));
       left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left <= 0ms) break;
       if (auto d = sut_->wait(std::min(left, ms(s.ready_interval_s)))) {
         throw Error(fmt::format("SUT on {} exited before its ready command succeeded (exit {}): {}",
-                                h.config->name, d->exit_status, tail(d->err)));
+                                h.config->name, d->exit_status, output_tail(d->err)));
       }
     }
     throw Error(fmt::format(
@@ -264,7 +231,7 @@ void RealTrialRunner::wait_ready(Host& h, const std::map<std::string, std::strin
       if (!line) {
         auto r = sut_->wait(1s);
         throw Error(fmt::format("SUT on {} exited before it was ready (exit {}): {}", h.config->name,
-                                r ? r->exit_status : -1, r ? tail(r->err) : ""));
+                                r ? r->exit_status : -1, r ? output_tail(r->err) : ""));
       }
       if (line->rfind("ready", 0) == 0) return;
     }
@@ -273,7 +240,7 @@ void RealTrialRunner::wait_ready(Host& h, const std::map<std::string, std::strin
       if (tcp_accepts(s.address, s.port)) return;
       if (auto r = sut_->wait(100ms)) {
         throw Error(fmt::format("SUT on {} exited before it accepted connections (exit {}): {}",
-                                h.config->name, r->exit_status, tail(r->err)));
+                                h.config->name, r->exit_status, output_tail(r->err)));
       }
     }
   }
@@ -412,14 +379,14 @@ std::vector<LoadResult> RealTrialRunner::gather(const std::vector<Generator>& ge
     if (!r.ok()) {
       stop_sut();
       throw Error(fmt::format("wbload on {} failed (exit {}{}): {}", where, r.exit_status,
-                              r.exit_signal ? ", signal " + *r.exit_signal : "", tail(r.err)));
+                              r.exit_signal ? ", signal " + *r.exit_signal : "", output_tail(r.err)));
     }
     try {
       parts.push_back(parse_result(r.out));
     } catch (const std::exception& e) {
       stop_sut();
       throw Error(fmt::format("wbload on {} printed an unreadable or impossible result: {} (output: {})",
-                              where, e.what(), tail(r.out, 120)));
+                              where, e.what(), output_tail(r.out, 120)));
     }
     try {
       check_result(parts.back(), LoadRequest{share, runlength_s, w.warmup_s, w.timeout_s});
@@ -474,7 +441,7 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
   std::vector<LoadResult> parts =
       gather(run_generators(sample, share, runlength_s, trial_index, limit_s), share, runlength_s, limit_s);
   if (auto dead = sut_->wait(0ms)) {
-    std::string why = tail(dead->err);
+    std::string why = output_tail(dead->err);
     sut_.reset();
     sut_sample_.reset();
     throw Error(fmt::format("the SUT exited during the trial (exit {}): {}", dead->exit_status, why));
