@@ -69,7 +69,8 @@ Command hosts_command() {
         CLI::App* check = app.add_subcommand(
             "check",
             "Connect to every host of the config (SSH: host key verified, key or agent auth), report "
-            "problems and the wbload/refserver versions there. Exit 1 when anything is wrong.");
+            "problems and the versions of wbload, refserver and the [workload] generator there. Exit 1 when "
+            "anything is wrong.");
         add_common_options(*check, common);
         return [&common] { return run_check(common); };
       }};

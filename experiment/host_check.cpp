@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 #include "core/error.hpp"
+#include "harness/generator_adapter.hpp"
 #include "harness/real_trial_runner.hpp"
+#include "harness/shell_quote.hpp"
 
 namespace wb {
 
@@ -43,6 +46,42 @@ ProgramCheck check_program(Executor& e, const HostConfig& h, const LocalProgram&
   return p;
 }
 
+// An adapted generator's program on a generator host: where it is and what `--version` says.
+ProgramCheck check_generator(Executor& e, const std::string& name, const std::string& program) {
+  ProgramCheck p;
+  p.name = name;
+  p.path = program;
+  CommandResult where =
+      e.run(CommandSpec{{"sh", "-c", "command -v \"$1\"", "wb-check", program}, {}, {}, 20s});
+  if (!where.ok()) {
+    p.problem = "missing";
+    p.note = "trials run it on this host: install it or set [workload] program to its path";
+    return p;
+  }
+  p.path = first_line(where.out);
+  CommandResult r = e.run(CommandSpec{{program, "--version"}, {}, {}, 20s});
+  std::string text = r.out.empty() ? r.err : r.out;
+  p.version = r.ok() && !text.empty() ? first_line(text) : "present (it does not answer --version)";
+  p.current = true;
+  return p;
+}
+
+// The adapted generator's program as the hosts run it (the config's default sample).
+std::optional<std::pair<std::string, std::string>> generator_program(const Config& config,
+                                                                     const TestbedConfig& tb) {
+  const WorkloadConfig& w = tb.workload;
+  if (w.generator == GeneratorKind::kWbload) return std::nullopt;
+  auto values = template_values(config, tb, config.default_sample(), {});
+  if (w.generator == GeneratorKind::kCommand) {
+    GeneratorRun run;
+    run.values = values;
+    add_run_values(run);
+    return std::pair{std::string("command"), expand_command_template(w.program, run.values).front()};
+  }
+  return std::pair{std::string(generator_name(w.generator)),
+                   expand_command_template(w.program, values).front()};
+}
+
 }  // namespace
 
 HostsCheck check_hosts(const Config& config) {
@@ -74,6 +113,11 @@ HostsCheck check_hosts(const Config& config) {
       for (const LocalProgram& l : local) {
         c.programs.push_back(check_program(*e, h, l));
         if (h.local && !c.programs.back().version) out.ok = false;
+      }
+      const bool generates = std::find(c.roles.begin(), c.roles.end(), "generator") != c.roles.end();
+      if (auto g = generator_program(config, tb); g && generates) {
+        c.programs.push_back(check_generator(*e, g->first, g->second));
+        if (!c.programs.back().version) out.ok = false;
       }
     } catch (const Error& err) {
       out.ok = false;

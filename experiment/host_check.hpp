@@ -1,6 +1,7 @@
 #pragma once
 // `workbench hosts check`: can workbench reach every host of a real testbed, and which wbload and
-// refserver will each run? controller/cmd_hosts.cpp renders the result.
+// refserver (and which generator program, when [workload] generator is not wbload) will each run?
+// controller/cmd_hosts.cpp renders the result.
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,7 +11,7 @@
 namespace wb {
 
 struct ProgramCheck {
-  std::string name;                    // wbload or refserver
+  std::string name;                    // wbload, refserver, or the generator (pgbench, fio, command)
   std::string path;                    // where trials run it on that host
   std::optional<std::string> version;  // its `--version` line; nullopt: it did not answer
   std::string problem;                 // why not ("missing", "exit N: ...")

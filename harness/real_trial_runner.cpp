@@ -105,7 +105,10 @@ struct RealTrialRunner::Host {
 };
 
 RealTrialRunner::RealTrialRunner(const Config& config, TestbedConfig testbed, RealRunnerOptions options)
-    : config_(config), testbed_(std::move(testbed)), options_(std::move(options)) {}
+    : config_(config), testbed_(std::move(testbed)), options_(std::move(options)) {
+  if (testbed_.workload.generator != GeneratorKind::kWbload)
+    adapter_ = make_generator_adapter(testbed_.workload);
+}
 
 RealTrialRunner::~RealTrialRunner() { stop_sut(); }
 
@@ -312,10 +315,37 @@ std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sam
   return argv;
 }
 
+GeneratorRun RealTrialRunner::generator_run(Host& h, const Sample& sample, double rate, double runlength_s,
+                                            std::uint64_t trial_index, std::size_t generator_index) {
+  const WorkloadConfig& w = testbed_.workload;
+  GeneratorRun run;
+  run.values = values_for(h, sample);
+  auto words = expand_command_template(w.target, run.values);
+  if (words.size() != 1)
+    throw InputError(fmt::format("[workload] target '{}' must expand to one word", w.target));
+  run.target = words.front();
+  if (w.generator != GeneratorKind::kCommand) {
+    words = expand_command_template(w.program, run.values);
+    if (words.size() != 1)
+      throw InputError(fmt::format("[workload] program '{}' must expand to one word", w.program));
+    run.program = words.front();
+  }
+  run.rate = rate;
+  run.duration_s = runlength_s;
+  run.warmup_s = w.warmup_s;
+  run.timeout_s = w.timeout_s;
+  run.connections = w.connections;
+  run.threads = w.threads;
+  run.seed = options_.seed * 1000003 + trial_index * 101 + generator_index;
+  add_run_values(run);
+  return run;
+}
+
 struct RealTrialRunner::Generator {
   Host* host;
   std::unique_ptr<Process> process;
   std::optional<CommandResult> result;
+  std::optional<GeneratorRun> run;  // adapted generators: what it was asked
 };
 
 std::vector<RealTrialRunner::Generator> RealTrialRunner::run_generators(const Sample& sample, double share,
@@ -337,8 +367,14 @@ std::vector<RealTrialRunner::Generator> RealTrialRunner::run_generators(const Sa
   try {
     for (std::size_t i = 0; i < w.hosts.size(); ++i) {
       Host& h = host(w.hosts[i]);
-      CommandSpec spec{wbload_argv(h, sample, share, runlength_s, trial_index, i), {}, {}, ms(limit_s)};
-      gens.push_back(Generator{&h, h.executor->start(spec), std::nullopt});
+      if (adapter_) {
+        GeneratorRun run = generator_run(h, sample, share, runlength_s, trial_index, i);
+        CommandSpec spec{adapter_->argv(run), {}, {}, ms(limit_s + adapter_->extra_time_s(run))};
+        gens.push_back(Generator{&h, h.executor->start(spec), std::nullopt, std::move(run)});
+      } else {
+        CommandSpec spec{wbload_argv(h, sample, share, runlength_s, trial_index, i), {}, {}, ms(limit_s)};
+        gens.push_back(Generator{&h, h.executor->start(spec), std::nullopt, std::nullopt});
+      }
     }
     for (;;) {
       bool all = true;
@@ -366,37 +402,38 @@ std::vector<LoadResult> RealTrialRunner::gather(const std::vector<Generator>& ge
                                                 double runlength_s, double limit_s) {
   const WorkloadConfig& w = testbed_.workload;
   std::vector<LoadResult> parts;
+  const std::string program = generator_name(w.generator);
   for (const auto& g : gens) {
     const CommandResult& r = *g.result;
     std::string where = g.host->config->name;
     if (r.timed_out) {
       stop_sut();
       throw Error(fmt::format(
-          "wbload on {} passed the trial's deadline: still running {:g} s after its start (warm-up {:g} + "
+          "{} on {} passed the trial's deadline: still running {:g} s after its start (warm-up {:g} + "
           "runlength {:g} + timeout_s {:g} + deadline_slack_s {:g}); its process group was killed",
-          where, limit_s, w.warmup_s, runlength_s, w.timeout_s, w.deadline_slack_s));
+          program, where, limit_s, w.warmup_s, runlength_s, w.timeout_s, w.deadline_slack_s));
     }
     if (!r.ok()) {
       stop_sut();
-      throw Error(fmt::format("wbload on {} failed (exit {}{}): {}", where, r.exit_status,
+      throw Error(fmt::format("{} on {} failed (exit {}{}): {}", program, where, r.exit_status,
                               r.exit_signal ? ", signal " + *r.exit_signal : "", output_tail(r.err)));
     }
     try {
-      parts.push_back(parse_result(r.out));
+      parts.push_back(adapter_ ? adapter_->parse(r.out, *g.run) : parse_result(r.out));
     } catch (const std::exception& e) {
       stop_sut();
-      throw Error(fmt::format("wbload on {} printed an unreadable or impossible result: {} (output: {})",
+      throw Error(fmt::format("{} on {} printed an unreadable or impossible result: {} (output: {})", program,
                               where, e.what(), output_tail(r.out, 120)));
     }
     try {
       check_result(parts.back(), LoadRequest{share, runlength_s, w.warmup_s, w.timeout_s});
     } catch (const InputError& e) {
       stop_sut();
-      throw Error(fmt::format("wbload on {} printed an impossible result: {}", where, e.what()));
+      throw Error(fmt::format("{} on {} printed an impossible result: {}", program, where, e.what()));
     }
     if (options_.log && gens.size() > 1) {
       const LoadResult& p = parts.back();
-      options_.log(fmt::format("wbload on {}: offered {:.3f}/s, sent {}, completed {}, errors {}", where,
+      options_.log(fmt::format("{} on {}: offered {:.3f}/s, sent {}, completed {}, errors {}", program, where,
                                p.offered_rate, p.sent, p.completed, p.error_total() + p.timeouts));
     }
   }

@@ -14,6 +14,7 @@
 #include "core/config.hpp"
 #include "core/trial.hpp"
 #include "harness/executor.hpp"
+#include "harness/generator_adapter.hpp"
 #include "harness/process_registry.hpp"
 #include "harness/sut_stage_stats.hpp"
 #include "harness/testbed_config.hpp"
@@ -49,7 +50,8 @@ std::unique_ptr<Executor> connect_host(const HostConfig& host);
 // What describe() of connect_host(host) says ("local", "user@address:port"), without connecting.
 std::string host_description(const HostConfig& host);
 
-// Runs trials on the hosts of a real testbed.
+// Runs trials on the hosts of a real testbed, with wbload or another generator through its adapter
+// (generator_adapter.hpp).
 // Stages: when sut_reports_stages(), each trial resets refserver's counters just before the generators
 // start and reads them after, over TCP from here to [sut] address:port, into TrialResult::stage_ms;
 // stats that cannot be read leave it empty and are logged, and the trial stands.
@@ -81,6 +83,9 @@ class RealTrialRunner final : public TrialRunner {
   std::optional<nlohmann::json> sut_stats(bool reset);
   std::vector<std::string> wbload_argv(Host& h, const Sample& sample, double rate, double runlength_s,
                                        std::uint64_t trial_index, std::size_t generator_index);
+  // What an adapted generator (not wbload) on `h` is asked to do.
+  GeneratorRun generator_run(Host& h, const Sample& sample, double rate, double runlength_s,
+                             std::uint64_t trial_index, std::size_t generator_index);
   struct Generator;
   // Starts wbload on every generator host and waits for all of them (Interrupted stops them).
   std::vector<Generator> run_generators(const Sample& sample, double share, double runlength_s,
@@ -93,6 +98,7 @@ class RealTrialRunner final : public TrialRunner {
   TestbedConfig testbed_;
   RealRunnerOptions options_;
   std::vector<std::unique_ptr<Host>> hosts_;
+  std::unique_ptr<GeneratorAdapter> adapter_;  // null for wbload
   std::unique_ptr<Process> sut_;
   std::optional<Sample> sut_sample_;
 };

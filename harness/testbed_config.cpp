@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config_section.hpp"
 #include "core/error.hpp"
 #include "core/trial_limits.hpp"
@@ -197,12 +199,98 @@ void parse_sut(ConfigSection& root, TestbedConfig& tb, const Config& config) {
   sut->finish();
 }
 
+// [workload.output]: JSON pointers into the command generator's output.
+JsonOutputMap parse_output_map(ConfigSection& wl) {
+  auto out = wl.table("output");
+  if (!out)
+    wl.fail("command",
+            "needs [workload.output]: JSON pointers to the figures in the command's output (completed and "
+            "latencies at least)");
+  const std::string format = out->string_or("format", "json");
+  if (format != "json") out->fail("format", "must be \"json\" (the command prints one JSON document)");
+  JsonOutputMap m;
+  auto pointer = [&](const char* key, bool required) {
+    if (!required && !out->has(key)) return std::string();
+    std::string p = out->string(key);
+    try {
+      (void)nlohmann::json::json_pointer(p);
+    } catch (const nlohmann::json::exception& e) {
+      out->fail(key, fmt::format("is not a JSON pointer such as \"/latency/values\": {}", e.what()));
+    }
+    if (p.empty()) out->fail(key, "must point into the document (\"/name\"), not be empty");
+    return p;
+  };
+  m.completed = pointer("completed", true);
+  m.latencies = pointer("latencies", true);
+  m.sent = pointer("sent", false);
+  m.errors = pointer("errors", false);
+  m.timeouts = pointer("timeouts", false);
+  m.achieved_rate = pointer("achieved_rate", false);
+  m.latency_unit = out->string_or("latency_unit", m.latency_unit);
+  if (m.latency_unit != "ns" && m.latency_unit != "us" && m.latency_unit != "ms" && m.latency_unit != "s")
+    out->fail("latency_unit", "must be ns, us, ms or s");
+  out->finish();
+  return m;
+}
+
+// generator and its own keys: the command, the program, [workload.output].
+void parse_generator(ConfigSection& wl, WorkloadConfig& w, const Config& config) {
+  const std::string generator = wl.string_or("generator", "wbload");
+  if (generator == "wbload")
+    w.generator = GeneratorKind::kWbload;
+  else if (generator == "command")
+    w.generator = GeneratorKind::kCommand;
+  else if (generator == "pgbench")
+    w.generator = GeneratorKind::kPgbench;
+  else
+    wl.fail("generator", "must be wbload, command (any program, see docs/generators.md) or pgbench");
+  if (w.generator != GeneratorKind::kWbload) {
+    for (const char* key : {"protocol", "mix", "arrivals"}) {
+      if (wl.has(key))
+        wl.fail(key, fmt::format("is a wbload setting; generator \"{}\" does not use it", generator));
+    }
+  }
+  std::map<std::string, std::string> values = check_values(config);
+  for (const auto& name : generator_run_placeholders()) values[name] = "1";
+  auto check = [&](const char* key, const std::string& text) {
+    try {
+      (void)expand_command_template(text, values);
+    } catch (const InputError& e) {
+      wl.fail(key, e.what());
+    }
+  };
+  if (w.generator == GeneratorKind::kCommand) {
+    if (!wl.has("command"))
+      wl.fail("generator",
+              "generator = \"command\" needs command, the program and its arguments as a template");
+    w.program = wl.string("command");
+    check("command", w.program);
+    w.output = parse_output_map(wl);
+    if (wl.has("program"))
+      wl.fail("program", "is for pgbench and fio; a command generator names it in command");
+  } else {
+    if (wl.has("command"))
+      wl.fail("command", fmt::format("is for generator = \"command\", not \"{}\"", generator));
+    if (wl.has("output"))
+      wl.fail("output", fmt::format("is for generator = \"command\", not \"{}\"", generator));
+    if (w.generator != GeneratorKind::kWbload) {
+      w.program = wl.string_or("program", generator);
+      check("program", w.program);
+    } else if (wl.has("program")) {
+      wl.fail("program", "wbload is the one next to workbench (or in WB_BIN_DIR)");
+    }
+  }
+  if (wl.has("args")) {
+    w.args = wl.string_array("args");
+    for (const auto& a : w.args) check("args", a);
+  }
+}
+
 void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config) {
   WorkloadConfig& w = tb.workload;
   auto wl = root.table("workload");
   if (!wl) root.fail_here("missing [workload] section (the load generator's settings)");
-  std::string generator = wl->string_or("generator", "wbload");
-  if (generator != "wbload") wl->fail("generator", "only \"wbload\" is supported");
+  parse_generator(*wl, w, config);
   w.hosts = wl->has("hosts") ? wl->string_array("hosts") : std::vector<std::string>{tb.hosts.front().name};
   if (w.hosts.empty()) wl->fail("hosts", "needs at least one generator host");
   for (const auto& h : w.hosts) check_known_host(tb, *wl, "hosts", h);
@@ -214,10 +302,11 @@ void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config
   check_template(*wl, "target", w.target, config);
   w.mix = wl->string_or("mix", "");
   if (!w.mix.empty()) check_template(*wl, "mix", w.mix, config);
-  w.connections = wl->integer_or("connections", w.connections, 1, kMaxConnections,
-                                 fmt::format("must be from 1 to {} (wbload --connections)", kMaxConnections));
+  w.connections = wl->integer_or(
+      "connections", w.connections, 1, kMaxConnections,
+      fmt::format("must be from 1 to {} (the generator's connections or clients)", kMaxConnections));
   w.threads = wl->integer_or("threads", w.threads, 1, std::min(kMaxGeneratorThreads, w.connections),
-                             fmt::format("must be from 1 to {} and at most connections ({}): every wbload "
+                             fmt::format("must be from 1 to {} and at most connections ({}): every generator "
                                          "thread needs a connection",
                                          kMaxGeneratorThreads, w.connections));
   w.arrivals = wl->string_or("arrivals", w.arrivals);
@@ -228,11 +317,7 @@ void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config
   w.timeout_s = wl->number_or(
       "timeout_s", w.timeout_s,
       {1e-3, kMaxTimeoutSeconds, false, false,
-       fmt::format("must be a number of seconds from 0.001 to {:g} (wbload --timeout)", kMaxTimeoutSeconds)});
-  if (wl->has("args")) {
-    w.args = wl->string_array("args");
-    for (const auto& a : w.args) check_template(*wl, "args", a, config);
-  }
+       fmt::format("must be a number of seconds from 0.001 to {:g} (per request)", kMaxTimeoutSeconds)});
   w.overhead_s = wl->number_or("overhead_s", 0, pause_bounds());
   w.deadline_slack_s = wl->number_or(
       "deadline_slack_s", w.deadline_slack_s,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "harness/generator_adapter.hpp"
 
 namespace wb {
 
@@ -61,6 +62,12 @@ struct SutConfig {
 
 struct WorkloadConfig {
   std::vector<std::string> hosts;  // generator hosts; λ is split evenly across them
+  GeneratorKind generator = GeneratorKind::kWbload;
+  // pgbench, fio: the program (a template; default its name, looked up in PATH); command: the
+  // command template, with generator_run_placeholders() beside the factors and built-ins.
+  std::string program;
+  JsonOutputMap output;  // command: where its JSON output holds each figure ([workload.output])
+  // wbload only: protocol, mix, arrivals.
   std::string protocol = "rpc";
   std::string target = "{sut_address}:{port}";  // template
   std::string mix;                              // template of a mix file path (may use factors, {source})
@@ -69,7 +76,7 @@ struct WorkloadConfig {
   std::string arrivals = "poisson";
   double warmup_s = 2;
   double timeout_s = 5;           // per-request timeout
-  std::vector<std::string> args;  // extra wbload arguments (templates)
+  std::vector<std::string> args;  // extra arguments of wbload, pgbench or fio (templates)
   double overhead_s = 0;          // extra cost per trial beyond what is measured
   // A generator still running this long after warm-up + runlength + timeout_s (when it should
   // have printed its result) is killed with its whole process group and the trial fails.
