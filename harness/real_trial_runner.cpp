@@ -153,7 +153,7 @@ std::map<std::string, std::string> RealTrialRunner::values_for(Host& h, const Sa
 void RealTrialRunner::stop_sut() noexcept {
   if (!sut_) return;
   try {
-    sut_->stop();
+    sut_->stop(ms(testbed_.sut.stop_grace_s));
   } catch (...) {  // stopping is best effort here; the process group is gone or unreachable
   }
   sut_.reset();
@@ -285,7 +285,7 @@ std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sam
                                 "--warmup",
                                 fmt::format("{:g}", w.warmup_s),
                                 "--connections",
-                                std::to_string(w.connections),
+                                std::to_string(w.connections_for(values)),
                                 "--threads",
                                 std::to_string(w.threads),
                                 "--arrivals",
@@ -334,7 +334,7 @@ GeneratorRun RealTrialRunner::generator_run(Host& h, const Sample& sample, doubl
   run.duration_s = runlength_s;
   run.warmup_s = w.warmup_s;
   run.timeout_s = w.timeout_s;
-  run.connections = w.connections;
+  run.connections = w.connections_for(run.values);
   run.threads = w.threads;
   run.seed = options_.seed * 1000003 + trial_index * 101 + generator_index;
   add_run_values(run);

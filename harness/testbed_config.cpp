@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -195,6 +196,7 @@ void parse_sut(ConfigSection& root, TestbedConfig& tb, const Config& config) {
   else
     sut->fail("restart", "must be \"per-sample\" or \"per-trial\"");
   s.settle_s = sut->number_or("settle_s", 0, pause_bounds());
+  s.stop_grace_s = sut->number_or("stop_grace_s", s.stop_grace_s, pause_bounds());
   check_refserver_arguments(*sut, "start", s.start, config, tb);
   sut->finish();
 }
@@ -286,6 +288,37 @@ void parse_generator(ConfigSection& wl, WorkloadConfig& w, const Config& config)
   }
 }
 
+// connections (a number, or a template such as "{clients}" when it is a factor) and threads.
+void parse_connections(ConfigSection& wl, WorkloadConfig& w, const Config& config) {
+  const std::string rule =
+      fmt::format("must be from 1 to {} (the generator's connections or clients)", kMaxConnections);
+  int fewest = w.connections;
+  if (wl.has("connections") && wl.raw("connections")->is_string()) {
+    w.connections_template = wl.string("connections");
+    // Every level of every factor, one at a time, the others at their first level.
+    fewest = kMaxConnections;
+    for (const auto& f : config.factors()) {
+      for (const auto& level : f.levels) {
+        auto values = check_values(config);
+        values[f.name] = level;
+        try {
+          fewest = std::min(fewest, connections_from(w.connections_template, values));
+        } catch (const InputError& e) {
+          wl.fail("connections", fmt::format("{}={}: {}", f.name, level, e.what()));
+        }
+      }
+    }
+    if (config.factors().empty()) fewest = connections_from(w.connections_template, check_values(config));
+  } else {
+    w.connections = wl.integer_or("connections", w.connections, 1, kMaxConnections, rule);
+    fewest = w.connections;
+  }
+  w.threads = wl.integer_or("threads", w.threads, 1, std::min(kMaxGeneratorThreads, fewest),
+                            fmt::format("must be from 1 to {} and at most connections ({}): every generator "
+                                        "thread needs a connection",
+                                        kMaxGeneratorThreads, fewest));
+}
+
 void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config) {
   WorkloadConfig& w = tb.workload;
   auto wl = root.table("workload");
@@ -302,13 +335,7 @@ void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config
   check_template(*wl, "target", w.target, config);
   w.mix = wl->string_or("mix", "");
   if (!w.mix.empty()) check_template(*wl, "mix", w.mix, config);
-  w.connections = wl->integer_or(
-      "connections", w.connections, 1, kMaxConnections,
-      fmt::format("must be from 1 to {} (the generator's connections or clients)", kMaxConnections));
-  w.threads = wl->integer_or("threads", w.threads, 1, std::min(kMaxGeneratorThreads, w.connections),
-                             fmt::format("must be from 1 to {} and at most connections ({}): every generator "
-                                         "thread needs a connection",
-                                         kMaxGeneratorThreads, w.connections));
+  parse_connections(*wl, w, config);
   w.arrivals = wl->string_or("arrivals", w.arrivals);
   if (w.arrivals != "poisson" && w.arrivals != "constant")
     wl->fail("arrivals", "must be poisson or constant");
@@ -327,6 +354,22 @@ void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config
 }
 
 }  // namespace
+
+int connections_from(const std::string& connections_template,
+                     const std::map<std::string, std::string>& values) {
+  auto words = expand_command_template(connections_template, values);
+  int n = 0;
+  const std::string& w = words.front();
+  auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), n);
+  if (words.size() != 1 || ec != std::errc() || end != w.data() + w.size() || n < 1 || n > kMaxConnections)
+    throw InputError(fmt::format("connections '{}' gives '{}', not a whole number from 1 to {}",
+                                 connections_template, shell_join(words), kMaxConnections));
+  return n;
+}
+
+int WorkloadConfig::connections_for(const std::map<std::string, std::string>& values) const {
+  return connections_template.empty() ? connections : connections_from(connections_template, values);
+}
 
 TestbedConfig parse_testbed(const Config& config) {
   TestbedConfig tb;

@@ -1,6 +1,7 @@
 #pragma once
 // The real-testbed sections of a config: [[hosts]], [sut] and [workload]. Parsed and validated
 // (templates included) when the config is loaded, before anything runs.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,9 @@ struct SutConfig {
   std::string address = "127.0.0.1";  // where generators reach the SUT ({sut_address})
   Restart restart = Restart::kPerSample;
   double settle_s = 0;  // pause after ready, before the first trial
+  // How long a stopped SUT's process group has between SIGTERM and SIGKILL: a database may need
+  // seconds to shut down and clean up.
+  double stop_grace_s = 2;
 };
 
 struct WorkloadConfig {
@@ -72,6 +76,7 @@ struct WorkloadConfig {
   std::string target = "{sut_address}:{port}";  // template
   std::string mix;                              // template of a mix file path (may use factors, {source})
   int connections = 16;
+  std::string connections_template;  // when connections is a template ("{clients}"): per sample
   int threads = 1;
   std::string arrivals = "poisson";
   double warmup_s = 2;
@@ -81,7 +86,14 @@ struct WorkloadConfig {
   // A generator still running this long after warm-up + runlength + timeout_s (when it should
   // have printed its result) is killed with its whole process group and the trial fails.
   double deadline_slack_s = 30;
+
+  int connections_for(const std::map<std::string, std::string>& values) const;
 };
+
+// connections of a workload for the template values of a sample. Throws InputError unless it is
+// a whole number from 1 to kMaxConnections.
+int connections_from(const std::string& connections_template,
+                     const std::map<std::string, std::string>& values);
 
 struct TestbedConfig {
   std::vector<HostConfig> hosts;

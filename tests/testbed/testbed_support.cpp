@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -55,14 +56,15 @@ std::string shipped_config_copy(const std::string& name, const std::filesystem::
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
-  for (const char* p : {"port = 7411", "port = 7412"}) {
-    auto at = text.find(p);
-    if (at != std::string::npos) text.replace(at, std::string(p).size(), "port = " + std::to_string(port));
+  // The [sut] port line (the only line that is exactly "port = N") and every {source} and
+  // {config_dir}.
+  text = std::regex_replace(text, std::regex("\nport = [0-9]+\n"), "\nport = " + std::to_string(port) + "\n");
+  for (const auto& [placeholder, value] :
+       {std::pair<std::string, std::string>{"{source}", WB_SOURCE_DIR}, {"{config_dir}", configs}}) {
+    for (auto at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + value.size()))
+      text.replace(at, placeholder.size(), value);
   }
-  auto at = text.find("{source}");
-  if (at != std::string::npos) text.replace(at, 8, WB_SOURCE_DIR);
-  at = text.find("{config_dir}");
-  if (at != std::string::npos) text.replace(at, 12, configs);
   std::filesystem::path p = dir / name;
   std::ofstream(p) << text;
   return p.string();

@@ -17,7 +17,7 @@ int count_processes(const std::string& needle);
 // A fresh, empty temporary directory.
 std::filesystem::path fresh_dir(const std::string& name);
 
-// configs/NAME copied into `dir` for a test: its SUT port (7411 or 7412) set to `port`, and
+// configs/NAME copied into `dir` for a test: its [sut] port set to `port`, and
 // {source} and {config_dir} spelled out as the shipped config would resolve them. Returns the path.
 std::string shipped_config_copy(const std::string& name, const std::filesystem::path& dir, int port);
 
