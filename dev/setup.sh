@@ -16,6 +16,7 @@ packages=(
   libssh-dev libboost-dev libsqlite3-dev libcli11-dev catch2 libtomlplusplus-dev
   nlohmann-json3-dev libeigen3-dev libfmt-dev
   sqlite3 openssh-server openssh-client nginx-light redis-server memcached procps iproute2
+  postgresql
   clang-format clang-tidy
   gnuplot-nox graphviz
 )

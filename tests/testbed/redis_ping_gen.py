@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""A small open-loop load generator written for the `command` adapter's test: inline Redis commands
+(PING, or the one given) at a Poisson rate over a few connections, each latency measured from the
+request's scheduled start. Prints one JSON document in its own layout, which the test's
+[workload.output] maps."""
+import argparse
+import asyncio
+import json
+import random
+import time
+
+
+async def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--target", required=True)  # host:port
+    p.add_argument("--rate", type=float, required=True)
+    p.add_argument("--duration", type=float, required=True)
+    p.add_argument("--warmup", type=float, default=0)
+    p.add_argument("--timeout", type=float, default=1)
+    p.add_argument("--connections", type=int, default=4)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--command", default="PING")  # an inline Redis command with a one-line reply
+    a = p.parse_args()
+    host, port = a.target.rsplit(":", 1)
+    rng = random.Random(a.seed)
+    conns = [await asyncio.open_connection(host, int(port)) for _ in range(a.connections)]
+    idle = asyncio.Queue()
+    for c in conns:
+        idle.put_nowait(c)
+    start = time.monotonic()
+    window = (a.warmup, a.warmup + a.duration)
+    stats = {"ok": 0, "sent": 0, "failed": 0, "late": 0, "received": 0}
+    hist = {}
+
+    async def one(scheduled):
+        measured = window[0] <= scheduled < window[1]
+        try:
+            conn = await asyncio.wait_for(idle.get(), a.timeout - (time.monotonic() - start - scheduled))
+        except (asyncio.TimeoutError, ValueError):
+            stats["late"] += measured
+            return
+        reader, writer = conn
+        stats["sent"] += measured
+        try:
+            writer.write(a.command.encode() + b"\r\n")
+            line = await reader.readline()
+            done = time.monotonic() - start
+            idle.put_nowait(conn)
+        except OSError:
+            stats["failed"] += measured
+            return
+        latency_us = round((done - scheduled) * 1e6)
+        if not line.startswith(b"+"):  # "-ERR ...", or the connection closed
+            stats["failed"] += measured
+        elif latency_us > a.timeout * 1e6:
+            stats["late"] += measured
+        else:
+            if window[0] <= done < window[1]:
+                stats["received"] += 1
+            if measured:
+                stats["ok"] += 1
+                hist[latency_us] = hist.get(latency_us, 0) + 1
+
+    tasks = []
+    t = rng.expovariate(a.rate)
+    while t < window[1]:
+        delay = t - (time.monotonic() - start)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(t)))
+        t += rng.expovariate(a.rate)
+    await asyncio.gather(*tasks)
+    print(json.dumps({
+        "summary": {"ok": stats["ok"], "sent": stats["sent"], "failed": stats["failed"],
+                    "late": stats["late"], "throughput": stats["received"] / a.duration},
+        "latency": {"unit": "us", "histogram": [[v, n] for v, n in sorted(hist.items())]},
+    }))
+
+
+asyncio.run(main())
