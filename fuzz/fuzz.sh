@@ -12,8 +12,8 @@ build=$1
 work=$2
 shift 2
 declare -A dict=([config]=toml [mix]=toml [expr]=expr [result]=json [histogram]=json [stage_stats]=json
-                 [codec]=codec)
-for name in ${FUZZERS:-config expr mix result histogram stage_stats codec}; do
+                 [codec]=codec [generator]=json)
+for name in ${FUZZERS:-config expr mix result histogram stage_stats codec generator}; do
   out="$work/$name"
   mkdir -p "$out/corpus"
   start=$(date +%s)

@@ -214,6 +214,8 @@ LoadResult parse_pgbench_log(const std::string& log, const GeneratorRun& run) {
     } else {
       t.kind = Kind::kDone;
       t.latency_us = whole(f[2], line_no, "time");
+      if (t.latency_us > t.done_us)
+        throw InputError(fmt::format("pgbench log line {}: time {} µs began before 1970", line_no, f[2]));
     }
     t.scheduled_us = t.done_us - t.latency_us;
     txs.push_back(t);

@@ -196,3 +196,27 @@ TEST_CASE(
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
   fs::remove_all(dir);
 }
+
+TEST_CASE("hosts check names the [workload] generator's program and version, or that it is missing") {
+  auto pg =
+      wb::test::run_to_exit({kWorkbench, "hosts", "check", "--config", kConfigs + "/postgres.toml"}, 60s);
+  INFO(pg.out << pg.err);
+  CHECK(pg.exit_code == 0);
+  CHECK_THAT(pg.out, Catch::Contains("  pgbench    /usr/bin/pgbench  pgbench (PostgreSQL) 15."));
+
+  fs::path dir = wb::test::fresh_dir("hosts_generator");
+  std::string text = read_text(kConfigs + "/postgres.toml");
+  replace_once(text, "generator = \"pgbench\"\n",
+               "generator = \"pgbench\"\nprogram = \"wb-no-such-pgbench\"\n");
+  std::ofstream(dir / "postgres.toml") << text;
+  auto r = wb::test::run_to_exit(
+      {kWorkbench, "hosts", "check", "--config", (dir / "postgres.toml").string(), "--json"}, 60s);
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["ok"] == false);
+  CHECK(j["hosts"][0]["pgbench"]["path"] == "wb-no-such-pgbench");
+  CHECK(j["hosts"][0]["pgbench"]["problem"] == "missing");
+  CHECK_THAT(j["hosts"][0]["pgbench"]["note"].get<std::string>(), Catch::Contains("[workload] program"));
+  fs::remove_all(dir);
+}

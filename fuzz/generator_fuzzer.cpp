@@ -1,0 +1,43 @@
+// The generator adapters' output parsers (harness/generator_adapter.hpp) on arbitrary text: the first
+// byte picks pgbench's per-transaction log (even) or a command's JSON through a fixed pointer map
+// (odd). Rejections are InputErrors. A parsed pgbench log is consistent by construction (it passes
+// check_result); a parsed JSON output holds exactly `completed` latencies.
+#include "core/error.hpp"
+#include "fuzz/fuzz_support.hpp"
+#include "harness/generator_adapter.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  return wb::fuzz::run([&] {
+    wb::GeneratorRun run;
+    run.rate = 100;
+    run.duration_s = 2;
+    run.warmup_s = 1;
+    run.timeout_s = 0.5;
+    const std::string text = wb::fuzz::text_of(data + 1, size - 1);
+    if (data[0] % 2 == 0) {
+      wb::LoadResult r;
+      try {
+        r = wb::parse_pgbench_log(text, run);
+      } catch (const wb::InputError&) {
+        return;
+      }
+      wb::check_result(r);
+      WB_FUZZ_CHECK(r.histogram.count() == r.completed);
+      return;
+    }
+    wb::JsonOutputMap map;
+    map.completed = "/ok";
+    map.latencies = "/lat";
+    map.sent = "/sent";
+    map.errors = "/err";
+    map.timeouts = "/late";
+    map.achieved_rate = "/rate";
+    try {
+      wb::LoadResult r = wb::parse_json_output(text, map, run);
+      WB_FUZZ_CHECK(r.histogram.count() == r.completed);
+      wb::check_result(r);  // completed > sent and the like are the runner's to reject
+    } catch (const wb::InputError&) {
+    }
+  });
+}
