@@ -11,6 +11,7 @@
 #include "controller/peak_report.hpp"
 #include "core/cli_numbers.hpp"
 #include "core/trial_limits.hpp"
+#include "experiment/model_fit.hpp"
 #include "experiment/model_view.hpp"
 
 namespace wb {
@@ -20,7 +21,9 @@ namespace {
 struct ModelOptions {
   std::string set;
   CalibrationRequest calibration;
-  std::string method = "stages";  // model calibrate: "stages" or "utilization"
+  std::string method = "stages";  // model calibrate: "stages", "utilization" or "fit"
+  ModelFitRequest fit;
+  bool dry_run = false;
 };
 
 nlohmann::json calibration_json(const Config& config, const CalibratedDemand& c) {
@@ -127,7 +130,73 @@ int run_show(const CommonOptions& common, const ModelOptions& o) {
   return 0;
 }
 
+std::string error_cell(const std::optional<double>& predicted, double measured) {
+  if (!predicted) return "-";
+  return fmt::format("{:.1f} ({:+.1f}%)", *predicted, 100 * (*predicted / measured - 1));
+}
+
+nlohmann::json fit_json(const Config& config, const ModelFitResult& f) {
+  nlohmann::json centers = nlohmann::json::array();
+  for (const auto& c : f.fit.centers)
+    centers.push_back({{"center", c.center}, {"multiplier", c.multiplier}, {"low", c.low}, {"high", c.high}});
+  nlohmann::json stored = nlohmann::json::array();
+  for (const auto& c : f.stored) stored.push_back(calibration_json(config, c));
+  nlohmann::json rows = nlohmann::json::array();
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  for (const auto& e : f.extrapolation) {
+    rows.push_back({{"search_id", e.search_id},
+                    {"sample", sample_json(config, e.sample)},
+                    {"measured_peak", e.measured_peak},
+                    {"points", e.points},
+                    {"highest_rate", e.highest_rate},
+                    {"queueing", opt(e.queueing)},
+                    {"linear", opt(e.linear)},
+                    {"quadratic", opt(e.quadratic)},
+                    {"power_law", opt(e.power_law)}});
+  }
+  return {{"method", "fit"},        {"points", f.fit.points},         {"samples", f.samples.size()},
+          {"sigma", f.fit.sigma},   {"confidence", f.fit.confidence}, {"centers", centers},
+          {"calibrations", stored}, {"extrapolation", rows}};
+}
+
+void print_fit(const ModelFitResult& f, const ModelFitRequest& r, bool stored) {
+  fmt::print("fitted the model to {} measured loads at {} sample(s): log response spread σ = {:.3f}\n",
+             f.fit.points, f.samples.size(), f.fit.sigma);
+  fmt::print("  {:<10} {:>10}  {:>22}\n", "center", "multiplier",
+             fmt::format("{:.0f}% interval", f.fit.confidence * 100));
+  for (const auto& c : f.fit.centers)
+    fmt::print("  {:<10} {:>10}  {:>22}\n", c.center, fmt::format("x{:.3f}", c.multiplier),
+               fmt::format("[x{:.3f}, x{:.3f}]", c.low, c.high));
+  fmt::print("{} demand(s) per visit:\n", stored ? "stored" : "would store (--dry-run)");
+  for (const auto& c : f.stored)
+    fmt::print("  {:<10} {:.4f} ms at {}\n", c.center, c.demand_ms, c.sample.key());
+  if (f.extrapolation.empty()) return;
+  fmt::print("\nλ* from the trials at or below {:.0f}% of each measured λ*, against the measured λ*:\n",
+             r.low_fraction * 100);
+  fmt::print("  {:>6} {:<28} {:>9} {:>6}  {:>17} {:>17} {:>17} {:>17}\n", "search", "sample", "measured",
+             "trials", "queueing", "linear", "quadratic", "power law");
+  for (const auto& e : f.extrapolation) {
+    fmt::print("  {:>6} {:<28} {:>9.1f} {:>6}  {:>17} {:>17} {:>17} {:>17}\n", e.search_id, e.sample.key(),
+               e.measured_peak, e.points, error_cell(e.queueing, e.measured_peak),
+               error_cell(e.linear, e.measured_peak), error_cell(e.quadratic, e.measured_peak),
+               error_cell(e.power_law, e.measured_peak));
+  }
+}
+
+int run_fit(const CommonOptions& common, ModelOptions& o) {
+  o.fit.set = o.set;
+  o.fit.store = !o.dry_run;
+  Config config = Config::load(common.config);
+  ModelFitResult f = fit_model_from_store(config, common.store_or(config.store_path()), o.fit);
+  if (common.json)
+    std::cout << fit_json(config, f).dump(2) << "\n";
+  else
+    print_fit(f, o.fit, o.fit.store);
+  return 0;
+}
+
 int run_calibrate(const CommonOptions& common, ModelOptions& o) {
+  if (o.method == "fit") return run_fit(common, o);
   o.calibration.set = o.set;
   o.calibration.method = parse_calibration_method(o.method);
   Config config = Config::load(common.config);
@@ -161,7 +230,8 @@ Command model_command() {
       "model",
       "The expectation model: `model show` prints its centers with configured and calibrated demands; "
       "`model calibrate` measures demands on the real testbed (refserver's per-stage times, or the "
-      "service demand law D = U/X from its disks' utilization).",
+      "service demand law D = U/X from its disks' utilization), or fits them to the measured trials "
+      "of any SUT (--method fit).",
       [](CLI::App& app, CommonOptions& common) -> std::function<int()> {
         auto o = std::make_shared<ModelOptions>();
         auto which = std::make_shared<std::string>();
@@ -199,8 +269,18 @@ Command model_command() {
                         "the requests refserver completed in that interval, D = U/X per request; the disk "
                         "visits per request V = disk operations / requests (forced flow law), stored as "
                         "D/V per visit. cpu and net are not calibrated this way (refserver reports no "
-                        "utilization for them) and keep their earlier calibration or configured demand")
-            ->check(CLI::IsMember({"stages", "utilization"}));
+                        "utilization for them) and keep their earlier calibration or configured demand. fit: "
+                        "runs nothing; for a SUT that reports no stage times, infers every center's demand "
+                        "from the trials already in the store (each trial's mean response at its rate; "
+                        "--set limits it to one sample), with intervals, stores them, and prints how well "
+                        "each search's low-load trials predict its λ* against linear, quadratic and "
+                        "power-law regressions (docs/decisions.md#black-box-calibration)")
+            ->check(CLI::IsMember({"stages", "utilization", "fit"}));
+        cal->add_option("--low-load", o->fit.low_fraction,
+                        "--method fit: the extrapolation table fits each search's trials at or below this "
+                        "fraction of its measured λ* (default 0.75)")
+            ->check(cli::finite_number(0, 1, true));
+        cal->add_flag("--dry-run", o->dry_run, "--method fit: print the fit and the table, store nothing");
         cal->callback([which] { *which = "calibrate"; });
         return [&common, o, which] {
           return *which == "show" ? run_show(common, *o) : run_calibrate(common, *o);
