@@ -1,7 +1,7 @@
 // configs/postgres.toml as shipped (its port and shorter trials aside): PostgreSQL 15 started per
 // sample in a scratch folder by configs/postgres/start.sh, pgbench at a Poisson rate through its
-// adapter. `workbench trial` and a short `workbench peak` run; the scratch cluster and every
-// process are gone afterwards.
+// adapter. `workbench trial` and a short `workbench peak` run, then `model calibrate --method fit`
+// on what they measured; the scratch cluster and every process are gone afterwards.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -91,6 +91,23 @@ TEST_CASE("PostgreSQL with pgbench: trial and a short peak through the pgbench a
   } else {
     CHECK((j["status"] == "not-found" && j["loads"].size() == 10));
   }
+  // Black-box calibration from what was measured: pgbench reports no stage times.
+  auto fit = wb::test::run_to_exit({kWorkbench, "model", "calibrate", "--config", config, "--store",
+                                    store.string(), "--method", "fit", "--json"},
+                                   120s);
+  INFO(fit.err);
+  REQUIRE(fit.exit_code == 0);
+  auto f = nlohmann::json::parse(fit.out);
+  CHECK(f["points"].get<int>() >= 4);
+  REQUIRE(f["centers"].size() == 2);
+  CHECK(f["centers"][0]["center"] == "cpu");
+  CHECK(f["centers"][0]["low"].get<double>() <= f["centers"][0]["multiplier"].get<double>());
+  auto show = wb::test::run_to_exit({kWorkbench, "model", "show", "--config", config, "--store",
+                                     store.string(), "--set", "clients=16", "--json"},
+                                    60s);
+  REQUIRE(show.exit_code == 0);
+  auto m = nlohmann::json::parse(show.out);
+  CHECK_THAT(m["centers"][1]["calibrated"]["source"].get<std::string>(), Catch::StartsWith("fitted to "));
   CHECK(wb::test::count_processes(fmt::format("-p {} ", port)) == 0);  // postgres and pgbench
   CHECK(!fs::exists(fmt::format("/tmp/wb-postgres-{}", port)));
   fs::remove_all(dir);
