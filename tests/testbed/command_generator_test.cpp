@@ -32,8 +32,8 @@ width = 0.25
 target = "90/70"
 start_rate = 20
 runlength_s = 1
-max_trials = 6
-max_loads = 10
+max_trials = 5
+max_loads = 7
 
 [sut]
 start = "redis-server --port {{port}} --bind 127.0.0.1 --save \"\" --appendonly no --enable-debug-command local"
