@@ -354,8 +354,9 @@ while they use an emulated CPU and queue for one of `disks` emulated disks, and 
 `wbload`, an open-loop load generator, on this machine. Its factors are of all three kinds: the
 workload mix (W), the CPUs the server may use (R, via `taskset`), threads and disks (C).
 `bash dev/setup.sh demo` runs `workbench peak --config configs/demo.toml --target 95/90` on it; the
-output has the shape of the simulated search above but takes minutes of real time, so this tour does
-not run it. The commands below run real trials; their figures vary with the machine's load.
+output has the shape of the simulated search above but takes real time, one to two minutes on an
+idle 2-core machine and more on a busy one (`bench/real/RESULTS.txt`), so this tour does not run
+it. The commands below run real trials; their figures vary with the machine's load.
 EOF
 begin
 cmd -- workbench hosts check --config configs/demo.toml
