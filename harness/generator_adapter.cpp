@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "harness/hdr_log.hpp"
 #include "harness/shell_quote.hpp"
 #include "harness/testbed_config.hpp"
 
@@ -111,7 +112,7 @@ LoadResult parse_json_output(const std::string& out, const JsonOutputMap& map, c
   json j;
   try {
     j = json::parse(out);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number beyond every type (out_of_range)
     throw InputError(fmt::format("stdout is not one JSON document: {}", e.what()));
   }
   auto find = [&](const std::string& pointer, const char* key) -> const json* {
@@ -149,6 +150,18 @@ LoadResult parse_json_output(const std::string& out, const JsonOutputMap& map, c
     received = std::round(a->get<double>() * run.duration_s);
   }
   r.achieved_rate = received / run.duration_s;
+  return r;
+}
+
+LoadResult parse_hdr_output(const std::string& out, const JsonOutputMap& map, const GeneratorRun& run) {
+  HdrLog log = read_hdr_log(out, unit_ns(map.latency_unit), run.warmup_s);
+  LoadResult r;
+  r.offered_rate = run.rate;
+  r.duration_s = run.duration_s;
+  r.histogram = std::move(log.histogram);
+  r.completed = r.histogram.count();
+  r.sent = r.completed;
+  r.achieved_rate = static_cast<double>(r.completed) / run.duration_s;
   return r;
 }
 
@@ -267,7 +280,8 @@ class CommandAdapter final : public GeneratorAdapter {
     return expand_command_template(command_, run.values);
   }
   LoadResult parse(const std::string& out, const GeneratorRun& run) const override {
-    return parse_json_output(out, output_, run);
+    return output_.format == "hdr-log" ? parse_hdr_output(out, output_, run)
+                                       : parse_json_output(out, output_, run);
   }
 
  private:

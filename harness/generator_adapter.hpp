@@ -24,12 +24,16 @@ enum class GeneratorKind { kWbload, kCommand, kPgbench, kFio };
 // "wbload", "command", "pgbench", "fio".
 const char* generator_name(GeneratorKind kind);
 
-// [workload.output] of the command generator: where each figure is in the program's JSON output
-// (RFC 6901 JSON pointers). Only `completed` and `latencies` are required.
+// [workload.output] of the command generator: how to read what it prints. format "json": where
+// each figure is in its one JSON document (RFC 6901 JSON pointers; only `completed` and
+// `latencies` are required). format "hdr-log": an HdrHistogram interval log (harness/hdr_log.hpp)
+// of the answered requests' latencies, intervals within the warm-up dropped; it has no error
+// counts, so every request it holds counts as sent and answered.
 struct JsonOutputMap {
+  std::string format = "json";
   std::string completed;            // successful requests in the window
-  std::string latencies;            // their latencies: an array of numbers, of [value, count] pairs, or
-                                    // an object {"value": count}
+  std::string latencies;            // their latencies: an array of numbers, of [value, count] pairs,
+                                    // or an object {"value": count}
   std::string latency_unit = "ms";  // ns, us, ms or s
   std::string sent;                 // default: completed + errors + timeouts
   std::string errors;               // default: 0
@@ -78,6 +82,7 @@ void add_run_values(GeneratorRun& run);
 
 // Parsers, exposed for tests and fuzzing.
 LoadResult parse_json_output(const std::string& out, const JsonOutputMap& map, const GeneratorRun& run);
+LoadResult parse_hdr_output(const std::string& out, const JsonOutputMap& map, const GeneratorRun& run);
 // pgbench's per-transaction log lines (PostgreSQL 15: client_id transaction_no time script_no
 // time_epoch time_us schedule_lag [retries]), time "skipped" or "failed" for such transactions.
 LoadResult parse_pgbench_log(const std::string& log, const GeneratorRun& run);

@@ -208,9 +208,20 @@ JsonOutputMap parse_output_map(ConfigSection& wl) {
     wl.fail("command",
             "needs [workload.output]: JSON pointers to the figures in the command's output (completed and "
             "latencies at least)");
-  const std::string format = out->string_or("format", "json");
-  if (format != "json") out->fail("format", "must be \"json\" (the command prints one JSON document)");
   JsonOutputMap m;
+  m.format = out->string_or("format", "json");
+  if (m.format == "hdr-log") {
+    // An HdrHistogram log carries no unit: the user says which the program recorded.
+    m.latency_unit = out->string("latency_unit");
+    if (m.latency_unit != "ns" && m.latency_unit != "us" && m.latency_unit != "ms" && m.latency_unit != "s")
+      out->fail("latency_unit", "must be ns, us, ms or s");
+    out->finish();
+    return m;
+  }
+  if (m.format != "json")
+    out->fail("format",
+              "must be \"json\" (one JSON document, read through JSON pointers) or \"hdr-log\" (an "
+              "HdrHistogram interval log)");
   auto pointer = [&](const char* key, bool required) {
     if (!required && !out->has(key)) return std::string();
     std::string p = out->string(key);

@@ -48,8 +48,10 @@ int b64_value(char c) {
   return -1;
 }
 
-std::string base64_decode(std::string_view in) {
-  if (in.size() % 4 != 0) throw InputError("histogram.buckets: base64 length is not a multiple of 4");
+}  // namespace
+
+std::string base64_decode(std::string_view in, std::string_view what) {
+  if (in.size() % 4 != 0) throw InputError(std::string(what) + ": base64 length is not a multiple of 4");
   std::string out;
   out.reserve(in.size() / 4 * 3);
   for (std::size_t i = 0; i < in.size(); i += 4) {
@@ -62,7 +64,8 @@ std::string base64_decode(std::string_view in) {
         ++pad;
       } else {
         if (pad > 0 || (d = b64_value(c)) < 0)
-          throw InputError("histogram.buckets: invalid base64 character at offset " + std::to_string(i + k));
+          throw InputError(std::string(what) + ": invalid base64 character at offset " +
+                           std::to_string(i + k));
       }
       v = (v << 6) | static_cast<std::uint32_t>(d);
     }
@@ -72,6 +75,8 @@ std::string base64_decode(std::string_view in) {
   }
   return out;
 }
+
+namespace {
 
 void put_varint(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
@@ -250,7 +255,7 @@ LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
   if (!b.is_string()) throw InputError("histogram.buckets: not a string");
 
   LatencyHistogram h;
-  std::string raw = base64_decode(b.get<std::string>());
+  std::string raw = base64_decode(b.get<std::string>(), "histogram.buckets");
   std::size_t pos = 0;
   std::int64_t first = -1, prev = -1;
   std::uint64_t total = 0;

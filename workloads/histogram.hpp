@@ -67,4 +67,7 @@ class LatencyHistogram {
   double sum_sq_ = 0;
 };
 
+// RFC 4648 base64 with '=' padding; InputError naming `what` for a malformed input.
+std::string base64_decode(std::string_view in, std::string_view what);
+
 }  // namespace wb

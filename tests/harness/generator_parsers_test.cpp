@@ -135,6 +135,8 @@ TEST_CASE("command JSON output: what is missing or impossible is named") {
   map.latencies = "/lat";
   CHECK_THROWS_WITH(wb::parse_json_output("done: 3 requests", map, run),
                     Catch::StartsWith("stdout is not one JSON"));
+  CHECK_THROWS_WITH(wb::parse_json_output("18446744e72222222", map, run),  // beyond every number type
+                    Catch::StartsWith("stdout is not one JSON"));
   CHECK_THROWS_WITH(wb::parse_json_output(R"({"lat": []})", map, run),
                     Catch::Contains("nothing at /ok (workload.output.completed)"));
   CHECK_THROWS_WITH(wb::parse_json_output(R"({"ok": 2, "lat": [1]})", map, run),
@@ -177,6 +179,10 @@ TEST_CASE("[workload] generator settings: accepted, and bad ones named by file:l
       "generator = \"command\"\ncommand = \"gen --rate {rate} --for {duration} --seed {seed} {target}\"\n"
       "[workload.output]\ncompleted = \"/n\"\nlatencies = \"/lat\"\nlatency_unit = \"us\"\n");
   CHECK(cmd.workload.output.latency_unit == "us");
+  wb::TestbedConfig hdr = generator_testbed(
+      "generator = \"command\"\ncommand = \"gen {rate}\"\n[workload.output]\nformat = \"hdr-log\"\n"
+      "latency_unit = \"ns\"\n");
+  CHECK(hdr.workload.output.format == "hdr-log");
 
   using Catch::Contains;
   CHECK_THROWS_WITH(generator_testbed("generator = \"wrk\"\n"),
@@ -194,6 +200,77 @@ TEST_CASE("[workload] generator settings: accepted, and bad ones named by file:l
       generator_testbed("generator = \"pgbench\"\nconnections = \"{clients}00000\"\n"),
       Contains("gen.toml:14:workload.connections: clients=2: connections '{clients}00000' gives "
                "'200000', not a whole number from 1 to 100000"));
+  CHECK_THROWS_WITH(
+      generator_testbed(
+          "generator = \"command\"\ncommand = \"gen\"\n[workload.output]\nformat = \"hdr-log\"\n"),
+      Contains("workload.output.latency_unit: required key is missing"));
+  CHECK_THROWS_WITH(
+      generator_testbed("generator = \"command\"\ncommand = \"gen\"\n[workload.output]\nformat = \"csv\"\n"),
+      Contains("workload.output.format: must be \"json\""));
   CHECK_THROWS_WITH(generator_testbed("generator = \"pgbench\"\nconnections = \"{clients}\"\nthreads = 4\n"),
                     Contains("workload.threads: must be from 1 to 256 and at most connections (2)"));
+}
+
+namespace {
+
+// Encoded histograms written by HdrHistogram's own implementations (public test fixtures): Java's
+// (1, 1000, 0 digits) with 100 recorded; Java's and C's (1, 2048, 3) with 2048; (1, 300, 3) with
+// 100, 200 and 250.
+const char* const kHdrZeroDigits = "HISTFAAAAB14nJNpmSzMwMDAxIAKGCEU8wv7DxAWLxMASToDcw==";
+const char* const kHdr2048 = "HISTFAAAACB4nJNpmSzMwMDAzAABMJoRQnEw2H+AsP7LMwEARZgDpQ==";
+const char* const kHdr100_200_250 = "HISTFAAAACV4nJNpmSzMwMDAwQABzFCaEUrp2H+AsI4zMh1lZEpkAgBdIQSk";
+
+std::string hdr_log(const std::vector<std::pair<double, std::string>>& intervals) {
+  std::string text =
+      "#[Histogram log format version 1.3]\n#[StartTime: 1441812279.474 (seconds since epoch)]\n"
+      "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n";
+  for (const auto& [start, h] : intervals) text += fmt::format("{:.3f},1.000,3.000,{}\n", start, h);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("command hdr-log output: histograms HdrHistogram itself wrote, intervals after the warm-up") {
+  GeneratorRun run;
+  run.rate = 2;
+  run.duration_s = 2;
+  run.warmup_s = 1;
+  wb::JsonOutputMap map;
+  map.format = "hdr-log";
+  map.latency_unit = "us";
+  // The first interval starts inside the warm-up: dropped.
+  LoadResult r = wb::parse_hdr_output(
+      hdr_log({{10.5, kHdrZeroDigits}, {11.5, kHdr2048}, {12.5, kHdr100_200_250}}), map, run);
+  CHECK(r.completed == 4);
+  CHECK(r.sent == 4);
+  CHECK(r.histogram.min_ns() == Approx(100'500).epsilon(0.005));  // 100 µs, the middle of [100, 101)
+  CHECK(r.histogram.max_ns() == Approx(2'049'000).epsilon(0.005));
+  CHECK(r.histogram.mean_ns() == Approx((100.5 + 200.5 + 250.5 + 2049) * 1000 / 4).epsilon(0.005));
+  CHECK(r.achieved_rate == Approx(2));
+  wb::check_result(r, wb::LoadRequest{run.rate, run.duration_s, run.warmup_s, run.timeout_s});
+
+  // With no warm-up, the zero-digit histogram's 100 falls in [64, 128): its middle, 96 µs.
+  run.warmup_s = 0;
+  LoadResult all = wb::parse_hdr_output(hdr_log({{0, kHdrZeroDigits}}), map, run);
+  CHECK(all.completed == 1);
+  CHECK(all.histogram.max_ns() == Approx(96'000).epsilon(0.005));
+}
+
+TEST_CASE("command hdr-log output: what is not an HdrHistogram log is one InputError naming the line") {
+  GeneratorRun run;
+  run.duration_s = 1;
+  wb::JsonOutputMap map;
+  map.format = "hdr-log";
+  map.latency_unit = "ms";
+  using Catch::Contains;
+  CHECK_THROWS_WITH(wb::parse_hdr_output("#only comments\n", map, run), Contains("no interval histogram"));
+  CHECK_THROWS_WITH(wb::parse_hdr_output("0.0,1.0,HISTFAAAA\n", map, run), Contains("line 1: 3 fields"));
+  CHECK_THROWS_WITH(wb::parse_hdr_output("0.0,1.0,2.0,HISTFAAAA!==\n", map, run),
+                    Contains("hdr-log line 1: invalid base64"));
+  // A valid base64 of something else: wbload's own histogram encoding is not HdrHistogram's.
+  CHECK_THROWS_WITH(wb::parse_hdr_output("x,1.0,2.0,AAAA\n", map, run), Contains("must be numbers"));
+  CHECK_THROWS_WITH(wb::parse_hdr_output("0.0,1.0,2.0,AAAAAAAAAAAA\n", map, run), Contains("(cookie)"));
+  std::string cut = kHdr2048;
+  cut = cut.substr(0, 24);  // the compressed bytes cut short
+  CHECK_THROWS_AS(wb::parse_hdr_output("0.0,1.0,2.0," + cut + "\n", map, run), wb::InputError);
 }
