@@ -87,7 +87,7 @@ TEST_CASE("a short workbench peak with fio stores only sane trials") {
   std::string config = fio_config(dir, port,
                                   {{"256m", "32m"},
                                    {"--size=256m", "--size=32m"},
-                                   {"start_rate = 2000", "start_rate = 500"},
+                                   {"start_rate = 16000", "start_rate = 500"},
                                    {"runlength_s = 3", "runlength_s = 1"},
                                    {"max_trials = 12", "max_trials = 3"},
                                    {"max_loads = 16", "max_loads = 3"}});
