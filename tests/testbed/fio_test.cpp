@@ -40,6 +40,10 @@ std::string fio_config(const fs::path& dir, int port,
 
 std::string fio_scratch(int port) { return fmt::format("/var/tmp/wb-fio-{}", port); }
 
+// The SUT's waiter: its command line does not name the scratch folder, so it is counted as a whole
+// (before and after a test; another user's would only make the check pass less often, never wrongly).
+int fio_waiters() { return wb::test::count_processes("sleep infinity"); }
+
 // Line (1-based) of the first line of `file` containing `needle`.
 int fio_line_of(const std::string& file, const std::string& needle) {
   std::istringstream in(wb::test::read_text(file));
@@ -57,6 +61,7 @@ TEST_CASE("workbench trial with fio stores sane trials and leaves no fio or scra
   fs::path store = dir / "fio.db";
   const int port = wb::test::free_port();
   std::string config = fio_config(dir, port, {{"256m", "32m"}, {"--size=256m", "--size=32m"}});
+  const int waiters = fio_waiters();
   // 200 I/Os per second over 2 jobs: a few percent of this disk.
   auto r = wb::test::run_to_exit(
       {kWorkbench, "trial", "--config", config, "--store", store.string(), "--set",
@@ -75,8 +80,9 @@ TEST_CASE("workbench trial with fio stores sane trials and leaves no fio or scra
   CHECK(mean_ms > 0.005);  // a real device, not a cache
   CHECK(mean_ms < 50);
   std::this_thread::sleep_for(300ms);
-  CHECK(wb::test::count_processes(fio_scratch(port)) == 0);  // neither fio nor the SUT's sleep
-  CHECK(!fs::exists(fio_scratch(port)));                     // the SUT's trap removed it
+  CHECK(wb::test::count_processes(fio_scratch(port)) == 0);  // neither fio nor the SUT's shell
+  CHECK(fio_waiters() <= waiters);
+  CHECK(!fs::exists(fio_scratch(port)));  // the SUT's trap removed it
   fs::remove_all(dir);
 }
 
@@ -91,6 +97,7 @@ TEST_CASE("a short workbench peak with fio stores only sane trials") {
                                    {"runlength_s = 3", "runlength_s = 1"},
                                    {"max_trials = 12", "max_trials = 3"},
                                    {"max_loads = 16", "max_loads = 3"}});
+  const int waiters = fio_waiters();
   auto r = wb::test::run_to_exit({kWorkbench, "peak", "--config", config, "--store", store.string(), "--set",
                                   "iodepth=1,numjobs=1,bs=4k", "--json"},
                                  200s);
@@ -108,6 +115,7 @@ TEST_CASE("a short workbench peak with fio stores only sane trials") {
   CHECK(achieved > 0.85);
   std::this_thread::sleep_for(300ms);
   CHECK(wb::test::count_processes(fio_scratch(port)) == 0);
+  CHECK(fio_waiters() <= waiters);
   CHECK(!fs::exists(fio_scratch(port)));
   fs::remove_all(dir);
 }
