@@ -15,7 +15,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   libssh-dev libboost-dev libsqlite3-dev libcli11-dev catch2 libtomlplusplus-dev
   nlohmann-json3-dev libeigen3-dev libfmt-dev zlib1g-dev
-  sqlite3 openssh-server openssh-client nginx-light redis-server memcached procps iproute2
+  sqlite3 openssh-server openssh-client nginx-light redis-server memcached fio procps iproute2
   postgresql
   clang-format clang-tidy
   gnuplot-nox graphviz

@@ -334,7 +334,7 @@ std::unique_ptr<GeneratorAdapter> make_generator_adapter(const WorkloadConfig& w
   switch (w.generator) {
     case GeneratorKind::kCommand: return std::make_unique<CommandAdapter>(w.program, w.output);
     case GeneratorKind::kPgbench: return std::make_unique<PgbenchAdapter>(w.args);
-    case GeneratorKind::kFio:
+    case GeneratorKind::kFio: return make_fio_adapter(w);
     case GeneratorKind::kWbload: break;
   }
   throw Error(fmt::format("the {} generator has no adapter", generator_name(w.generator)));

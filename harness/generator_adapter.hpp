@@ -89,5 +89,8 @@ LoadResult parse_pgbench_log(const std::string& log, const GeneratorRun& run);
 // fio's --output-format=json+ (generator_fio.cpp).
 LoadResult parse_fio_json(const std::string& out, const GeneratorRun& run);
 std::unique_ptr<GeneratorAdapter> make_fio_adapter(const WorkloadConfig& w);
+// Why a fio argument may not be in [workload] args (it sets an option workbench owns: the rate,
+// the window, the seed, the output), or "" if it may.
+std::string fio_owned_option(const std::string& arg);
 
 }  // namespace wb

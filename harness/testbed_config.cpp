@@ -255,8 +255,10 @@ void parse_generator(ConfigSection& wl, WorkloadConfig& w, const Config& config)
     w.generator = GeneratorKind::kCommand;
   else if (generator == "pgbench")
     w.generator = GeneratorKind::kPgbench;
+  else if (generator == "fio")
+    w.generator = GeneratorKind::kFio;
   else
-    wl.fail("generator", "must be wbload, command (any program, see docs/generators.md) or pgbench");
+    wl.fail("generator", "must be wbload, command (any program, see docs/generators.md), pgbench or fio");
   if (w.generator != GeneratorKind::kWbload) {
     for (const char* key : {"protocol", "mix", "arrivals"}) {
       if (wl.has(key))
@@ -296,6 +298,11 @@ void parse_generator(ConfigSection& wl, WorkloadConfig& w, const Config& config)
   if (wl.has("args")) {
     w.args = wl.string_array("args");
     for (const auto& a : w.args) check("args", a);
+    if (w.generator == GeneratorKind::kFio) {
+      for (const auto& a : w.args) {
+        if (std::string why = fio_owned_option(a); !why.empty()) wl.fail("args", why);
+      }
+    }
   }
 }
 
