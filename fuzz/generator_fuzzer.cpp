@@ -1,8 +1,8 @@
 // The generator adapters' output parsers (harness/generator_adapter.hpp) on arbitrary text: the first
-// byte picks pgbench's per-transaction log, a command's JSON through a fixed pointer map, or an
-// HdrHistogram interval log (its value modulo 3). Rejections are InputErrors. A parsed pgbench log
-// or HdrHistogram log is consistent by construction (it passes check_result); a parsed JSON output
-// holds exactly `completed` latencies.
+// byte picks pgbench's per-transaction log, a command's JSON through a fixed pointer map, an
+// HdrHistogram interval log or fio's json+ output (its value modulo 4). Rejections are
+// InputErrors. A parsed pgbench log, HdrHistogram log or fio output is consistent by construction
+// (it passes check_result); a parsed JSON output holds exactly `completed` latencies.
 #include "core/error.hpp"
 #include "fuzz/fuzz_support.hpp"
 #include "harness/generator_adapter.hpp"
@@ -16,7 +16,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     run.warmup_s = 1;
     run.timeout_s = 0.5;
     const std::string text = wb::fuzz::text_of(data + 1, size - 1);
-    if (data[0] % 3 == 2) {
+    if (data[0] % 4 == 3) {
+      wb::LoadResult r;
+      try {
+        r = wb::parse_fio_json(text, run);
+      } catch (const wb::InputError&) {
+        return;
+      }
+      wb::check_result(r);
+      return;
+    }
+    if (data[0] % 4 == 2) {
       wb::JsonOutputMap hdr;
       hdr.format = "hdr-log";
       hdr.latency_unit = "us";
@@ -29,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       wb::check_result(r);
       return;
     }
-    if (data[0] % 3 == 0) {
+    if (data[0] % 4 == 0) {
       wb::LoadResult r;
       try {
         r = wb::parse_pgbench_log(text, run);

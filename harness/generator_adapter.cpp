@@ -29,9 +29,9 @@ const char* generator_name(GeneratorKind kind) {
 }
 
 const std::vector<std::string>& generator_run_placeholders() {
-  static const std::vector<std::string> names{"rate",        "duration", "warmup", "timeout",
-                                              "connections", "threads",  "seed",   "target"};
-  return names;
+  static const std::vector<std::string> kNames{"rate",        "duration", "warmup", "timeout",
+                                               "connections", "threads",  "seed",   "target"};
+  return kNames;
 }
 
 void add_run_values(GeneratorRun& run) {

@@ -149,7 +149,7 @@ TEST_CASE("demand inference predicts λ* where response times alone cannot tell 
   CHECK(wb::inferred_peak(config, fit, clients(16), {}) == Approx(want).epsilon(0.05));
 }
 
-TEST_CASE("demand inference extrapolates λ* from low-load points; the regressions are far off") {
+TEST_CASE("demand inference extrapolates λ* from low-load points, the regressions fall farther off") {
   const wb::Config config = wb::Config::parse(kConfig, "fit.toml");
   const wb::Config truth = truth_config();
   auto low = measure(truth, {8}, {0.2, 0.35, 0.5, 0.65}, 0.03, 11);
