@@ -15,7 +15,7 @@ work=$(mktemp -d /tmp/wb-fio-peak-XXXXXX)
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 scratch=/var/tmp/wb-fio-$port
 trap 'rm -rf "$work" "$scratch"' EXIT
-sed "s/^port = 7413$/port = $port/" "$root/configs/fio.toml" >"$work/fio.toml"
+sed "s/^port = 7415$/port = $port/" "$root/configs/fio.toml" >"$work/fio.toml"
 grep -q "^port = $port$" "$work/fio.toml" || { echo "fio_peak.sh: port line not replaced" >&2; exit 1; }
 r_sat=$(sed -n 's/^r_sat_ms = //p' "$work/fio.toml")
 

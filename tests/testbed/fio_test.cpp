@@ -31,7 +31,7 @@ std::string fio_config(const fs::path& dir, int port,
     REQUIRE(at != std::string::npos);
     text.replace(at, from.size(), to);
   };
-  replace("port = 7413", fmt::format("port = {}", port));
+  replace("port = 7415", fmt::format("port = {}", port));
   for (const auto& [from, to] : edits) replace(from, to);
   fs::path p = dir / "fio.toml";
   std::ofstream(p) << text;
