@@ -39,6 +39,21 @@ std::string pg_done(int client, double start_ms, long latency_us) {
   return pg_line(client, start_ms, std::to_string(latency_us), latency_us);
 }
 
+// A command run of 2 s at 50/s, and a map with only the two required pointers.
+GeneratorRun json_run() {
+  GeneratorRun run;
+  run.rate = 50;
+  run.duration_s = 2;
+  return run;
+}
+
+wb::JsonOutputMap required_map() {
+  wb::JsonOutputMap map;
+  map.completed = "/ok";
+  map.latencies = "/lat";
+  return map;
+}
+
 }  // namespace
 
 TEST_CASE("pgbench log: counted by scheduled start within the window after the warm-up") {
@@ -91,12 +106,8 @@ TEST_CASE("pgbench log: garbage is one InputError naming the line") {
 }
 
 TEST_CASE("command JSON output: pointers, latency forms and units") {
-  GeneratorRun run;
-  run.rate = 50;
-  run.duration_s = 2;
-  wb::JsonOutputMap map;
-  map.completed = "/ok";
-  map.latencies = "/lat";
+  const GeneratorRun run = json_run();
+  wb::JsonOutputMap map = required_map();
   map.latency_unit = "us";
 
   LoadResult a = wb::parse_json_output(R"({"ok": 3, "lat": [100, 200, 300]})", map, run);
@@ -127,12 +138,8 @@ TEST_CASE("command JSON output: pointers, latency forms and units") {
 }
 
 TEST_CASE("command JSON output: what is missing or impossible is named") {
-  GeneratorRun run;
-  run.rate = 50;
-  run.duration_s = 2;
-  wb::JsonOutputMap map;
-  map.completed = "/ok";
-  map.latencies = "/lat";
+  const GeneratorRun run = json_run();
+  wb::JsonOutputMap map = required_map();
   CHECK_THROWS_WITH(wb::parse_json_output("done: 3 requests", map, run),
                     Catch::StartsWith("stdout is not one JSON"));
   CHECK_THROWS_WITH(wb::parse_json_output("18446744e72222222", map, run),  // beyond every number type
