@@ -20,6 +20,11 @@ class BinsearchPicker final : public LoadPicker {
       geometric_ = false;
       low_ = prev;
       high_ = cur.rate;
+    } else if (low && cur.rate >= high_) {
+      // A load measured again at the bracket's top (a collapsed bracket's retry) is below after all:
+      // the top was one stall, so the doubling resumes from here.
+      geometric_ = true;
+      return cur.rate * 2;
     } else if (low) {  // Step 3
       low_ = cur.rate;
     } else {

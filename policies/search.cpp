@@ -9,129 +9,9 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "policies/curve_fit.hpp"
 #include "policies/runlength.hpp"
 
 namespace wb {
-
-bool trial_saturated(const TrialResult& t, const PeakConfig& p) {
-  if (t.sent == 0) return true;
-  double sent = static_cast<double>(t.sent);
-  if (static_cast<double>(t.completed) < p.min_throughput_ratio * sent ||
-      static_cast<double>(t.errors) > p.max_error_ratio * sent)
-    return true;
-  // A generator that waits for every answer (wbload) keeps completed/sent at 1 when the SUT falls
-  // behind, but the answers inside the window fall short of λr; short by more than 5√(λr) (the Poisson
-  // sd) and by 1 − min_throughput_ratio is not noise (docs/decisions.md#saturation-shortfall).
-  const double offered = t.offered_rate * t.runlength_s;
-  const double achieved = t.achieved_rate * t.runlength_s;
-  return offered > 0 && achieved < p.min_throughput_ratio * offered &&
-         offered - achieved > 5 * std::sqrt(offered);
-}
-
-namespace {
-
-// Futility (stochastic curtailment, Lan, Simon & Halperin 1982): an in-band load whose claim would
-// pass by the last look with probability under 5% is decided by its mean now. It claims nothing, so
-// the claim's confidence is untouched (docs/decisions.md#futility-stopping).
-constexpr int kFutilityMinTrials = 8;
-constexpr double kFutilityZ = 1.645;
-
-bool claim_futile(const std::vector<double>& xs, int last, std::size_t claim_look_count,
-                  const SearchOptions& options) {
-  const int n = static_cast<int>(xs.size());
-  if (n < kFutilityMinTrials || n >= last) return false;
-  const PeakRegion& region = options.peak.region;
-  const double c = options.target.confidence, a = options.target.accuracy;
-  const double sat = region.sat_ms;
-  const double band = region.band(a);
-  const double band_lo = sat * (1 - band), band_hi = sat * (1 + band);
-  const double m = mean_of(xs), sd = sample_stddev(xs), k = static_cast<double>(claim_look_count);
-  const double se_last = sd / std::sqrt(static_cast<double>(last));
-  const double tost = t_quantile(1.0 - 2.0 * (1.0 - c) / k, last - 1) * se_last;
-  const double accurate = t_quantile(1.0 - (1.0 - c) / k, last - 1) * se_last;
-  // A spread too wide for a claim even at R_sat is the runlength's fault: such a load runs to the last
-  // look, whose mean picks the load a collapsed bracket retries (docs/decisions.md#futility-stopping).
-  if (tost > sat * band || accurate > (1 - a) * sat) return false;
-  // The last look's mean, moved from the current one toward R_sat by z of its spread.
-  const double drift = kFutilityZ * sd * std::sqrt(static_cast<double>(last - n)) / last;
-  const double best = m < sat ? std::min(sat, m + drift) : std::max(sat, m - drift);
-  const double room = std::min(best - band_lo, band_hi - best);
-  return tost > room || accurate > (1 - a) * best;
-}
-
-}  // namespace
-
-std::vector<int> accuracy_looks(const PeakConfig& p) {
-  std::vector<int> looks;
-  for (int n = p.peak_min_trials; n <= p.max_trials;
-       n = std::max(n + 1, static_cast<int>(std::ceil(n * p.look_growth - 1e-9)))) {
-    looks.push_back(n);
-  }
-  return looks;
-}
-
-std::vector<int> claim_looks_from(const std::vector<int>& looks, int first_claim_look) {
-  std::vector<int> out;
-  for (int n : looks) {
-    if (n >= first_claim_look) out.push_back(n);
-  }
-  if (out.empty()) out.push_back(looks.back());
-  return out;
-}
-
-Verdict judge_load(TestLoad& load, const SearchOptions& options) {
-  const PeakConfig& p = options.peak;
-  const double c = options.target.confidence;
-  std::vector<double> xs;
-  load.saturated = false;
-  for (const auto& t : load.trials) {
-    xs.push_back(p.region.value(t));
-    load.saturated = load.saturated || trial_saturated(t, p);
-  }
-  // Steps 8-10: the CI at confidence c decides whether the search moves on.
-  load.ci = response_interval(xs, c);
-  const double sat = p.region.sat_ms;
-  if (load.saturated || load.ci.low > p.region.high_ms()) return Verdict::kAbove;
-  if (load.ci.high < p.region.low_ms()) return Verdict::kBelow;
-
-  // The CI overlaps the region: is it accurate enough to claim the peak?
-  if (p.sequential == Sequential::kNone) {  // [003 Alg. 2]: look after every trial at confidence c
-    return load.ci.accuracy() >= options.target.accuracy ? Verdict::kPeak : Verdict::kInvalid;
-  }
-  // Stopping when the CI happens to be narrow is optional stopping and undercovers, so a claim is only
-  // examined at looks fixed in advance, each at 1-(1-c)/K: by the union bound the reported CI misses
-  // with probability at most 1-c (docs/decisions.md#claim-looks).
-  std::vector<int> looks = accuracy_looks(p);
-  int n = static_cast<int>(xs.size());
-  if (std::find(looks.begin(), looks.end(), n) == looks.end()) return Verdict::kInvalid;
-  // K counts only the claim looks from load.first_claim_look on, fixed before the load's first trial
-  // (RunlengthPolicy::plan); earlier looks may still end the load as below or above, claiming nothing.
-  std::vector<int> claim_looks = claim_looks_from(looks, load.first_claim_look);
-  const bool claim_look_here = std::find(claim_looks.begin(), claim_looks.end(), n) != claim_looks.end();
-  double ck = 1.0 - (1.0 - c) / static_cast<double>(claim_looks.size());
-  MeanInterval claim = response_interval(xs, ck);
-  // Unlike [003 Alg. 2], a claim also needs the TOST interval (confidence 1-2(1-c)/K) inside the band,
-  // so a load whose true mean is outside is claimed with probability at most 1-c; a coarse target widens
-  // the band to R_sat(1 ± (1 − a)) (docs/decisions.md#tost-claim).
-  const double band = p.region.band(options.target.accuracy);
-  const double band_lo = sat * (1 - band), band_hi = sat * (1 + band);
-  const double inside_confidence = 1.0 - 2.0 * (1.0 - c) / static_cast<double>(claim_looks.size());
-  MeanInterval inside = response_interval(xs, inside_confidence);
-  if (claim_look_here && claim.accuracy() >= options.target.accuracy && inside.low >= band_lo &&
-      inside.high <= band_hi) {
-    load.ci = claim;
-    return Verdict::kPeak;
-  }
-  // Not claimed: an in-band mean takes more trials up to the last look unless claim_futile; else the
-  // mean says which side of the peak the load is on, and a wrong side costs loads, never a wrong claim
-  // (docs/decisions.md#side-decisions).
-  const int last = looks.back(), first = looks.front();
-  bool mean_inside = inside.mean >= band_lo && inside.mean <= band_hi;
-  if (n < last && (n < first || (mean_inside && !claim_futile(xs, last, claim_looks.size(), options))))
-    return Verdict::kInvalid;
-  return claim.mean < sat ? Verdict::kBelow : Verdict::kAbove;
-}
 
 namespace {
 
@@ -154,54 +34,6 @@ bool judged_by_mean(const TestLoad& load, const SearchOptions& options) {
 constexpr double kCliffJump = 2;
 constexpr double kCliffResolution = 0.25;
 
-// [lo, hi]: the lowest load above λ* whose CI lies wholly above `above_edge` (or that saturated),
-// and the highest load below that whose CI lies wholly below `below_edge`; 0 and +infinity when
-// no load gives that evidence.
-std::pair<double, double> evidence_bracket(const SearchResult& result, double below_edge, double above_edge) {
-  double lo = 0, hi = std::numeric_limits<double>::infinity();
-  for (const auto& l : result.loads) {
-    if (l.verdict == Verdict::kAbove && l.rate > result.peak_rate && (l.saturated || l.ci.low > above_edge))
-      hi = std::min(hi, l.rate);
-  }
-  for (const auto& l : result.loads) {
-    if (l.verdict == Verdict::kBelow && l.rate < hi && l.ci.high < below_edge) lo = std::max(lo, l.rate);
-  }
-  return {lo, hi};
-}
-
-}  // namespace
-
-void set_peak_interval(SearchResult& result, const SearchOptions& options, bool fixed_plan) {
-  const PeakRegion& region = options.peak.region;
-  const double sat = region.sat_ms;
-  if (fixed_plan) {
-    // The strawman's λ* is the last load below R_sat, so its interval spans the loads whose CI lies
-    // wholly below and wholly above R_sat (docs/decisions.md#peak-interval).
-    const auto [below, above] = evidence_bracket(result, sat, sat);
-    result.peak_low = std::min(below, result.peak_rate);
-    result.peak_high = std::max(above, result.peak_rate);
-    return;
-  }
-  // A bracket end needs evidence (a CI wholly outside the region, or saturation); loads judged by their
-  // mean alone only steer the search (docs/decisions.md#peak-interval).
-  const auto [lo, hi] = evidence_bracket(result, region.low_ms(), region.high_ms());
-  result.peak_low = lo;
-  result.peak_high = hi;
-  // Through λ*'s CI [R_l, R_h] the fitted curve (slope b) reaches the region's edges no nearer than
-  // λ* + (1/R_h − 1/E_low)/b and λ* + (1/R_l − 1/E_high)/b, b's own error aside. The shape is the
-  // mean's: a percentile region keeps the evidence bracket alone.
-  if (auto curve = fit_curve(result.loads, sat); curve && region.metric == ResponseMetric::kMean) {
-    const double e_low = region.low_ms(), e_high = region.high_ms();
-    const MeanInterval& ci = result.response;
-    if (ci.high > 0) result.peak_low = std::max(lo, result.peak_rate + (1 / ci.high - 1 / e_low) / curve->b);
-    if (ci.low > 0) result.peak_high = std::min(hi, result.peak_rate + (1 / ci.low - 1 / e_high) / curve->b);
-  }
-  result.peak_low = std::min(result.peak_low, result.peak_rate);
-  result.peak_high = std::max(result.peak_high, result.peak_rate);
-}
-
-namespace {
-
 // One run of [003 Alg. 2]: the loop picks a load (the picker, a collapsed-bracket retry, or the
 // strawman's end), measures it and stops on a claim, a failure or a budget.
 class SearchRun {
@@ -220,19 +52,30 @@ class SearchRun {
   SearchResult run() {
     // The strawman walks until saturation whatever max_loads says; bounded all the same.
     const int max_loads = plan_ ? std::max(p_.max_loads, 10000) : p_.max_loads;
+    max_loads_ = max_loads;
     for (;;) {
       if (!plan_) {
         if (std::optional<SearchResult> knee = cliff(false)) return *knee;
+        if (std::optional<SearchResult> done = confirm_cliff()) return *done;
+        if (confirmed_) {
+          confirmed_ = false;
+          continue;
+        }
       }
       if (static_cast<int>(result_.loads.size()) >= max_loads)
         return stop(SearchStatus::kNotFound,
                     fmt::format("no peak within max_loads = {} test loads", max_loads));
       std::optional<double> retry_runlength;
-      std::optional<double> rate = picker_.next(result_.loads);
+      std::optional<double> rate = picker_.next(active_loads());
       if (!rate && !plan_) rate = retry_load(retry_runlength);
       if (!rate && plan_) return strawman_result();
       if (!rate) {
         if (std::optional<SearchResult> knee = cliff(true)) return *knee;
+        if (std::optional<SearchResult> done = confirm_cliff()) return *done;
+        if (confirmed_) {
+          confirmed_ = false;
+          continue;
+        }
         return stop(
             SearchStatus::kNotFound,
             "the load bracket collapsed without a load whose response time falls in the peak-rate region");
@@ -253,29 +96,38 @@ class SearchRun {
   // with no load between them inside the region on average, so bisecting further only measures the
   // step and λ* is the knee, the last load below. Before the bracket collapses the load above must
   // show a jump: saturated, or a CI wholly above kCliffJump times the region's top; once it has
-  // collapsed, a mean above the region will do (docs/decisions.md#cliffs).
+  // collapsed, a mean above the region will do. One reading of the jump may be a stall, so the load
+  // above must have been measured twice: the first time it would end the search, cliff() asks for
+  // that (confirm_) instead (docs/decisions.md#cliffs).
   std::optional<SearchResult> cliff(bool collapsed) {
     const PeakRegion& region = p_.region;
+    const std::vector<TestLoad>& loads = active_loads();
     auto above = [&](const TestLoad& l) {
       return l.verdict == Verdict::kAbove &&
              (l.saturated || (collapsed ? l.ci.mean : l.ci.low) > region.high_ms());
     };
     const TestLoad* hi = nullptr;
-    for (const auto& l : result_.loads) {
+    for (const auto& l : loads) {
       if (above(l) && (hi == nullptr || l.rate < hi->rate)) hi = &l;
     }
     if (hi == nullptr || (!collapsed && !hi->saturated && !(hi->ci.low > kCliffJump * region.high_ms())))
       return std::nullopt;
     const TestLoad* lo = nullptr;
-    for (const auto& l : result_.loads) {
+    for (const auto& l : loads) {
       if (l.verdict == Verdict::kBelow && l.rate <= hi->rate && (lo == nullptr || l.rate > lo->rate)) lo = &l;
     }
     const double resolution = kCliffResolution * (1 - options_.target.accuracy);
     if (lo == nullptr || !(lo->ci.mean < region.low_ms()) || hi->rate - lo->rate > resolution * lo->rate)
       return std::nullopt;
-    for (const auto& l : result_.loads) {
+    for (const auto& l : loads) {
       const bool inside = l.ci.mean >= region.low_ms() && l.ci.mean <= region.high_ms();
       if (l.rate > lo->rate && l.rate < hi->rate && l.trials.size() >= 2 && inside) return std::nullopt;
+    }
+    const std::size_t hi_index = original_index(hi);
+    if (remeasured_.count(hi_index) == 0 && static_cast<int>(retried_.size()) < kMaxRetries &&
+        hi->runlength_s * 2 <= p_.max_runlength_s && static_cast<int>(result_.loads.size()) < max_loads_) {
+      confirm_ = hi_index;
+      return std::nullopt;
     }
     result_.status = SearchStatus::kCliff;
     result_.peak_rate = lo->rate;
@@ -285,7 +137,7 @@ class SearchRun {
     // Both sides seen at one rate: the interval reaches to the nearest loads around it, if close.
     if (lo->rate == hi->rate) {
       double nearest_below = 0, nearest_above = std::numeric_limits<double>::infinity();
-      for (const auto& l : result_.loads) {
+      for (const auto& l : loads) {
         if (l.verdict == Verdict::kBelow && l.rate < lo->rate)
           nearest_below = std::max(nearest_below, l.rate);
         if (above(l) && l.rate > hi->rate) nearest_above = std::min(nearest_above, l.rate);
@@ -302,16 +154,102 @@ class SearchRun {
     return result_;
   }
 
-  // The bracket collapsed without a claim: a load judged by its mean may have been the peak, too
-  // noisy to show it, so the one nearest R_sat runs again at twice its runlength, at most
-  // kMaxRetries times (docs/decisions.md#collapsed-bracket-retry).
+  // The cliff's load above, measured again at twice its runlength; its new verdict replaces the
+  // old. The search's result when that measurement ends it.
+  std::optional<SearchResult> confirm_cliff() {
+    if (!confirm_) return std::nullopt;
+    const std::size_t i = *confirm_;
+    confirm_.reset();
+    confirmed_ = true;
+    retried_.insert(i);
+    superseded_.insert(i);
+    const TestLoad load = result_.loads[i];
+    return measure(load.rate, load.runlength_s * 2);
+  }
+
+  // The index in result_.loads of a load of active_loads().
+  std::size_t original_index(const TestLoad* load) const {
+    if (superseded_.empty()) return static_cast<std::size_t>(load - result_.loads.data());
+    std::size_t k = static_cast<std::size_t>(load - active_.data());
+    for (std::size_t i = 0; i < result_.loads.size(); ++i) {
+      if (superseded_.count(i) != 0) continue;
+      if (k-- == 0) return i;
+    }
+    return result_.loads.size();
+  }
+
+  // set_peak_interval over the active loads (a superseded load is no evidence).
+  void set_interval(bool fixed_plan) {
+    if (superseded_.empty()) {
+      set_peak_interval(result_, options_, fixed_plan);
+      return;
+    }
+    SearchResult view = result_;
+    view.loads = active_loads();
+    set_peak_interval(view, options_, fixed_plan);
+    result_.peak_low = view.peak_low;
+    result_.peak_high = view.peak_high;
+  }
+
+  // The loads every decision reads: all but those a retry at the same rate measured again.
+  // (A copy only once a load is superseded, which takes a collapsed bracket.)
+  const std::vector<TestLoad>& active_loads() {
+    if (superseded_.empty()) return result_.loads;
+    active_.clear();
+    for (std::size_t i = 0; i < result_.loads.size(); ++i)
+      if (superseded_.count(i) == 0) active_.push_back(result_.loads[i]);
+    return active_;
+  }
+
+  // The bracket's upper end, when it may be one stall rather than the peak's edge: above the region
+  // but not saturated, without the jump a cliff shows (CI wholly above kCliffJump times the region's
+  // top), and within the cliff resolution of a load whose mean lies under the region. Its index.
+  std::optional<std::size_t> doubtful_upper_end() const {
+    const PeakRegion& region = p_.region;
+    std::optional<std::size_t> hi;
+    for (std::size_t i = 0; i < result_.loads.size(); ++i) {
+      const TestLoad& l = result_.loads[i];
+      if (superseded_.count(i) == 0 && l.verdict == Verdict::kAbove &&
+          (!hi || l.rate < result_.loads[*hi].rate))
+        hi = i;
+    }
+    if (!hi) return std::nullopt;
+    const TestLoad& h = result_.loads[*hi];
+    if (h.saturated || h.ci.low > kCliffJump * region.high_ms() || retried_.count(*hi) != 0 ||
+        h.runlength_s * 2 > p_.max_runlength_s)
+      return std::nullopt;
+    const TestLoad* lo = nullptr;
+    for (std::size_t i = 0; i < result_.loads.size(); ++i) {
+      const TestLoad& l = result_.loads[i];
+      if (superseded_.count(i) == 0 && l.verdict == Verdict::kBelow && l.rate < h.rate &&
+          (lo == nullptr || l.rate > lo->rate))
+        lo = &l;
+    }
+    const double resolution = kCliffResolution * (1 - options_.target.accuracy);
+    if (lo == nullptr || !(lo->ci.mean < region.low_ms()) || h.rate - lo->rate > resolution * lo->rate)
+      return std::nullopt;
+    return hi;
+  }
+
+  // The bracket collapsed without a claim. First its upper end when that may be one stall
+  // (doubtful_upper_end): the bracket would close under it for good, so it runs again at twice its
+  // runlength and that verdict replaces its own. Then a load judged by its mean, which may have
+  // been the peak, too noisy to show it: the one nearest R_sat runs again at twice its runlength.
+  // At most kMaxRetries times in all (docs/decisions.md#collapsed-bracket-retry).
   std::optional<double> retry_load(std::optional<double>& retry_runlength) {
     if (static_cast<int>(retried_.size()) >= kMaxRetries) return std::nullopt;
+    if (std::optional<std::size_t> upper = doubtful_upper_end()) {
+      retried_.insert(*upper);
+      superseded_.insert(*upper);
+      retry_runlength = result_.loads[*upper].runlength_s * 2;
+      return result_.loads[*upper].rate;
+    }
     const double sat = p_.region.sat_ms;
     const TestLoad* best = nullptr;
     for (std::size_t i = 0; i < result_.loads.size(); ++i) {
       const TestLoad& l = result_.loads[i];
-      if (retried_.count(i) != 0 || !judged_by_mean(l, options_) || l.runlength_s * 2 > p_.max_runlength_s)
+      if (retried_.count(i) != 0 || superseded_.count(i) != 0 || !judged_by_mean(l, options_) ||
+          l.runlength_s * 2 > p_.max_runlength_s)
         continue;
       if (best == nullptr || std::abs(l.ci.mean - sat) < std::abs(best->ci.mean - sat)) best = &l;
     }
@@ -323,19 +261,20 @@ class SearchRun {
 
   // [003 Alg. 1]: the strawman's λ* is the largest load that does not saturate.
   SearchResult strawman_result() {
+    const std::vector<TestLoad>& loads = active_loads();
     double hi = std::numeric_limits<double>::infinity();
-    for (const auto& l : result_.loads) {
+    for (const auto& l : loads) {
       if (l.verdict == Verdict::kAbove) hi = std::min(hi, l.rate);
     }
     const TestLoad* best = nullptr;
-    for (const auto& l : result_.loads) {
+    for (const auto& l : loads) {
       if (l.verdict == Verdict::kBelow && l.rate < hi && (best == nullptr || l.rate > best->rate)) best = &l;
     }
     if (best == nullptr) return stop(SearchStatus::kNotFound, "no load below saturation");
     result_.status = SearchStatus::kFound;
     result_.peak_rate = best->rate;
     result_.response = best->ci;
-    set_peak_interval(result_, options_, true);
+    set_interval(true);
     return result_;
   }
 
@@ -420,6 +359,7 @@ class SearchRun {
       if (observer_ != nullptr) observer_->on_trial(index, *t);
     } while (!judged(load));
     result_.loads.push_back(load);
+    if (retry_runlength) remeasured_.insert(index);
     if (observer_ != nullptr) observer_->on_load(index, load);
     return conclude(load);
   }
@@ -431,7 +371,7 @@ class SearchRun {
       result_.status = SearchStatus::kFound;
       result_.peak_rate = load.rate;
       result_.response = load.ci;
-      set_peak_interval(result_, options_, false);
+      set_interval(false);
       return result_;
     }
     if (load.verdict == Verdict::kInvalid && static_cast<int>(load.trials.size()) >= p_.max_trials) {
@@ -454,7 +394,13 @@ class SearchRun {
   const std::optional<FixedPlan> plan_;
   SearchResult result_;
   std::uint64_t trial_index_ = 0;
-  std::set<std::size_t> retried_;  // loads measured again at a longer runlength
+  std::set<std::size_t> retried_;       // loads measured again at a longer runlength
+  std::set<std::size_t> superseded_;    // of those, loads whose new measurement replaces them
+  std::vector<TestLoad> active_;        // active_loads() when some load is superseded
+  std::set<std::size_t> remeasured_;    // loads that are a retry's measurement
+  std::optional<std::size_t> confirm_;  // a cliff's load above, to measure again
+  bool confirmed_ = false;              // confirm_cliff() measured it (the loop goes round again)
+  int max_loads_ = 0;
 };
 
 }  // namespace

@@ -1,10 +1,13 @@
 // Searches on a server that saturates with a step [docs/decisions.md#cliffs]: 64 workers of a fixed
 // 20 ms answer well below R_sat until they are all busy, then the queue grows through each trial. No
 // load answers inside the region, so a search must end with status cliff at the knee, within
-// (1 − a)/4 below the capacity, and not spend its loads bisecting the step.
+// (1 − a)/4 below the capacity, and not spend its loads bisecting the step. And the opposite: a
+// smooth server whose one load stalled is no step, and the search measures that load again.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "core/config.hpp"
 #include "harness/sim/sim_testbed.hpp"
@@ -83,4 +86,78 @@ TEST_CASE("a server that saturates with a step: the search ends at the knee with
       CHECK(static_cast<int>(r.loads.size()) < o.peak.max_loads);
     }
   }
+}
+
+namespace {
+
+// A smooth server, R = 4 ms / (1 − λ/2000), saturated from 2000/s, whose first two trials at 1000/s
+// hit a stall (a checkpoint, a page-cache flush): 300 and 240 ms. Deterministic, 2% spread.
+class StallingServer final : public TrialRunner {
+ public:
+  TrialResult run(const Sample&, double rate, double runlength_s, std::uint64_t index) override {
+    TrialResult t;
+    t.offered_rate = rate;
+    t.runlength_s = runlength_s;
+    t.cost_s = runlength_s + 1;
+    t.sent = static_cast<std::uint64_t>(rate * runlength_s);
+    const double wobble = 1 + 0.02 * ((index % 3) - 1.0);
+    if (rate >= 2000) {
+      t.completed = t.sent * 8 / 10;
+      t.mean_ms = 1000;
+    } else {
+      t.completed = t.sent;
+      t.mean_ms = 4 / (1 - rate / 2000) * wobble;
+      if (std::abs(rate - 1000) < 0.1 && stalls_ < 2) t.mean_ms = stalls_++ == 0 ? 300 : 240;
+    }
+    t.achieved_rate = static_cast<double>(t.completed) / runlength_s;
+    t.p50_ms = t.p90_ms = t.p95_ms = t.p99_ms = t.mean_ms;
+    t.max_ms = 2 * t.mean_ms;
+    return t;
+  }
+
+ private:
+  int stalls_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("a bracket that collapses under one stalled load measures that load again and moves on") {
+  const Config c = Config::parse(R"([testbed]
+name = "stall"
+
+[factors.clients]
+kind = "configuration"
+levels = [8]
+
+[peak]
+r_sat_ms = 20
+width = 0.25
+target = "90/80"
+start_rate = 125
+runlength_s = 5
+max_loads = 30
+)",
+                                 "stall.toml");
+  SearchOptions o{c.peak(), c.peak().target};
+  StallingServer server;
+  auto picker = make_picker("binsearch", o.peak, o.peak.start_rate);
+  SearchResult r = run_search(c.sample("clients=8"), o, *picker, server, nullptr, nullptr);
+  INFO(r.message << "; loads:" << loads_text(r));
+  // The region [15, 25] ms lies between 1467 and 1680/s; before, the search bisected under the
+  // stalled 1000/s until its bracket collapsed and ended not-found.
+  REQUIRE(r.status == SearchStatus::kFound);
+  CHECK(r.peak_rate >= 1467);
+  CHECK(r.peak_rate <= 1680);
+  int at_1000 = 0;
+  for (const auto& l : r.loads) {
+    if (std::abs(l.rate - 1000) < 0.1) {
+      ++at_1000;
+      // The stalled load, then its second measurement at twice the runlength, below.
+      CHECK(l.verdict == (at_1000 == 1 ? Verdict::kAbove : Verdict::kBelow));
+      CHECK(l.runlength_s == (at_1000 == 1 ? 5 : 10));
+    }
+  }
+  CHECK(at_1000 == 2);
+  // The superseded load is no evidence: the interval's top is not 1000/s.
+  CHECK(r.peak_high > 1000);
 }
