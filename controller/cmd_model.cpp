@@ -72,7 +72,9 @@ nlohmann::json model_json(const Config& config, const ModelView& m) {
   j["zcart"] = m.tree ? nlohmann::json{{"nodes", m.tree->node_count()},
                                        {"depth", m.tree->depth()},
                                        {"observations", m.tree->observation_count()},
-                                       {"describe", m.tree->describe()}}
+                                       {"describe", m.tree->describe()},
+                                       {"factor_splits", factor_splits_json(m.factor_splits)},
+                                       {"factor_leaves", factor_leaves_json(m.factor_leaves)}}
                       : nlohmann::json();
   j["learned"] = m.learned ? learned_model_report(*m.learned) : nlohmann::json();
   if (m.learned)
@@ -109,12 +111,33 @@ void print_model(const Config& config, const ModelView& m) {
   if (m.tree) {
     fmt::print("Z-CART correction of λ* ({} observations, {} nodes):\n{}", m.tree->observation_count(),
                m.tree->node_count(), m.tree->describe());
+    if (!m.factor_splits.empty()) fmt::print("its splits on derived attributes, over the factors' levels:\n");
+    for (const FactorSplit& f : m.factor_splits) {
+      fmt::print("  {}: {} of {} level combinations go left", f.split, f.to_left, f.samples);
+      if (!f.left.empty()) fmt::print("; left: {}", f.left);
+      if (!f.right.empty()) fmt::print("; right: {}", f.right);
+      if (f.left.empty() && f.right.empty() && f.to_left > 0 && f.to_left < f.samples)
+        fmt::print(" (neither side is a box over the factors)");
+      if (!f.surrogate.empty())
+        fmt::print("; nearest one-factor split: left if {} (agrees at {} of {})", f.surrogate, f.agree,
+                   f.samples);
+      fmt::print("\n");
+    }
+    if (!m.factor_leaves.empty()) fmt::print("its leaves, over the factors' levels:\n");
+    for (const FactorLeaf& l : m.factor_leaves) {
+      const std::string what = l.cap > 0             ? fmt::format("capped at {:.1f}/s", l.cap)
+                               : l.correction == 1.0 ? std::string("the expectation")
+                                                     : fmt::format("x {:.3g}", l.correction);
+      fmt::print("  {}: {} at {} level combinations{}\n", l.rule, what, l.samples,
+                 l.box.empty() ? "" : ": where " + l.box);
+    }
   } else {
     fmt::print("no Z-CART tree stored yet (`workbench agent` keeps one once probes have run)\n");
   }
   if (m.learned) {
-    if (m.learned->curve && m.recalibrated_peak) {
-      fmt::print("recalibrated: {}; λ* here {:.1f}/s\n", m.learned->curve->describe(), *m.recalibrated_peak);
+    if (m.learned->recalibration && m.recalibrated_peak) {
+      fmt::print("recalibrated: {}; λ* here {:.1f}/s\n", m.learned->recalibration->describe(),
+                 *m.recalibrated_peak);
     }
     fmt::print("whatif's learned λ*: {}\n", m.learned->why);
   }

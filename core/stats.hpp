@@ -37,6 +37,7 @@ MeanInterval response_interval(std::span<const double> xs, double confidence);
 struct SpreadPrior {
   double sd = 0;
   double df = 0;
+  bool operator==(const SpreadPrior&) const = default;
 };
 
 // Half-width of the two-sided prediction interval at `level` for one more residual like n seen

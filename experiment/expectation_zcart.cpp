@@ -84,6 +84,7 @@ ZCartAnswer zcart_answer(const Config& config, const std::vector<MeasuredVsExpec
   ZCartOptions options;
   options.tolerance = kExpectationTolerance;
   options.keep_expectation = true;
+  options.keep_prior = answer_prior(config);
   ZCart tree(attributes.schema(), options);
   tree.fit(zcart_observations(attributes, rows));
   return zcart_predict(tree, attributes, sample, expected);
@@ -180,12 +181,13 @@ ZCartUpdate update_zcart(store::Store& store, const Config& config, const ZCartA
   return u;
 }
 
-ZCartOptions persisted_zcart_options(const ProbeConfig& probing) {
+ZCartOptions persisted_zcart_options(const Config& config, const ProbeConfig& probing) {
   ZCartOptions options;
   options.tolerance = probing.tolerance;
   options.min_leaf = probing.min_leaf;
   options.exact_add = true;
   options.keep_expectation = true;
+  options.keep_prior = answer_prior(config);
   return options;
 }
 
@@ -200,7 +202,7 @@ std::optional<ZCart> current_zcart(store::Store& store, const Config& config, co
   if (tree->observation_count() == candidates) return tree;
   // Fewer held than searches: new samples, or a sample measured again (its merged λ* moved).
   std::vector<Observation> obs = zcart_observations(attributes, rows);
-  return brought_up_to_date(std::move(tree), attributes, obs, persisted_zcart_options(probing)).tree;
+  return brought_up_to_date(std::move(tree), attributes, obs, persisted_zcart_options(config, probing)).tree;
 }
 
 }  // namespace wb

@@ -76,8 +76,9 @@ ZCartUpdate update_zcart(store::Store& store, const Config& config, const ZCartO
 // The same with the config's attributes (their cached values serve many calls).
 ZCartUpdate update_zcart(store::Store& store, const Config& config, const ZCartAttributes& attributes,
                          const ZCartOptions& options);
-// The options of the persisted tree: [probing] tolerance and min_leaf, exact incremental add().
-ZCartOptions persisted_zcart_options(const ProbeConfig& probing);
+// The options of the persisted tree: [probing] tolerance and min_leaf, exact incremental add(),
+// leaves that keep the expectation judged with the answers' prior spread (answer_prior).
+ZCartOptions persisted_zcart_options(const Config& config, const ProbeConfig& probing);
 // The persisted tree when it holds every stored observation; when searches were stored after it
 // (a later peak or map-surface), that tree with them added (as update_zcart, equal to a fit on
 // all of them), not stored. nullopt when no tree was ever stored.

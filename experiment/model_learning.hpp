@@ -1,10 +1,12 @@
 #pragma once
 // Which learned model answers λ* where nobody measured (docs/decisions.md#recalibration): Z-CART on
-// the expectation as configured [000 §3.3.1], the queue network recalibrated from the measured λ*
-// (one center's demand as a function of one factor, models/demand_fit.hpp), or Z-CART on the
+// the expectation as configured [000 §3.3.1], the queue network recalibrated (one center's demand as
+// a function of one factor solved from the measured λ*, or every center the SUT's stage times
+// measure, each as a function of its own factor; models/demand_fit.hpp), or Z-CART on the
 // recalibrated network. Each is scored by leave-one-out error over the distinct measured samples;
 // the lowest answers.
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -34,9 +36,13 @@ struct HeldOutError {
   double rms() const;      // sqrt(sum_sq / n); +inf when n = 0
 };
 
+// Per sample (its key): the mean time per request of each stage its SUT reported (ms), over the
+// trials of its found searches at or below their λ*.
+using SampleStages = std::map<std::string, std::map<std::string, double>>;
+
 struct LearnedModel {
   LearnedForm form = LearnedForm::kZCart;
-  std::optional<DemandCurve> curve;  // the recalibration with the least held-out error, if any
+  std::optional<Recalibration> recalibration;  // the one with the least held-out error, if any
   HeldOutError zcart, recalibrated, zcart_on_recalibrated;
   std::size_t samples = 0;  // distinct measured samples with an expectation
   std::string why;          // one line: what was compared and what won
@@ -44,14 +50,19 @@ struct LearnedModel {
 
 // Chooses among the three from the found searches in `rows` (merged per sample, as Z-CART's
 // observations are). `tree_options`: the Z-CART tree's (persisted_zcart_options). `between_solves`
-// as for expect_peak (whatif passes check_interrupt).
+// as for expect_peak (whatif passes check_interrupt). `stages`: the SUT's stage times where it
+// reported them; a stage named like a non-pool center is that center's service time per request.
 LearnedModel learn_model(const Config& config, const std::vector<CalibratedDemand>& calibrations,
                          const std::vector<MeasuredVsExpected>& rows, const ZCartOptions& tree_options,
-                         const std::function<void()>& between_solves = {});
+                         const std::function<void()>& between_solves = {}, const SampleStages& stages = {});
 
-// learn_model's result as the store keeps it: learned again only when its inputs changed (the
-// config file's text, the calibrations, the found searches and their expectations, the tree's
-// options), else read back. Stores what it learns.
+// The stage times of the learnable rows' samples, from their stored trials (none: an empty map).
+SampleStages sample_stage_times(store::Store& store, const std::vector<MeasuredVsExpected>& rows);
+
+// learn_model's result as the store keeps it, with the stage times stored with the rows' trials:
+// learned again only when its inputs changed (the config file's text, the calibrations, the found
+// searches, their expectations and stage times, the tree's options), else read back. Stores what it
+// learns.
 LearnedModel current_learned_model(store::Store& store, const Config& config,
                                    const std::vector<CalibratedDemand>& calibrations,
                                    const std::vector<MeasuredVsExpected>& rows,
@@ -67,14 +78,14 @@ nlohmann::json learned_model_json(const LearnedModel& model);
 // Error when `j` is not what learned_model_json writes.
 LearnedModel learned_model_from_json(const nlohmann::json& j);
 
-// λ* at `sample` of the model with `curve` applied (calibrations as for expect_peak).
+// λ* at `sample` of the model with `r` applied (calibrations as for expect_peak).
 double recalibrated_peak(const Config& config, const std::vector<CalibratedDemand>& calibrations,
-                         const DemandCurve& curve, const Sample& sample);
+                         const Recalibration& r, const Sample& sample);
 
 // The Z-CART tree over the measured samples of `rows` with the recalibrated λ* as each one's
 // expectation (the tree whatif predicts from when that form answers).
 ZCart zcart_on_recalibrated(const Config& config, const std::vector<CalibratedDemand>& calibrations,
-                            const std::vector<MeasuredVsExpected>& rows, const DemandCurve& curve,
+                            const std::vector<MeasuredVsExpected>& rows, const Recalibration& r,
                             const ZCartOptions& tree_options);
 
 }  // namespace wb

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <utility>
 
 #include "core/error.hpp"
 #include "experiment/expectation_record.hpp"
@@ -61,13 +62,25 @@ ModelView show_model(const Config& config, const std::string& store_path, const 
   m.calibrated = expect_peak(config, m.sample, m.calibrations);
   m.configured = expect_peak(config, m.sample, {});
   m.tree = load_zcart(store, config);
+  if (m.tree) {
+    const ZCartAttributes attributes(config);
+    // A tree stored under another schema (the config changed since) has no reading over the factors.
+    if (attributes.schema().size() == m.tree->schema().size() &&
+        std::equal(attributes.schema().begin(), attributes.schema().end(), m.tree->schema().begin(),
+                   [](const Attribute& a, const Attribute& b) { return a.name == b.name; })) {
+      FactorReading reading = read_over_factors(*m.tree, attributes);
+      m.factor_splits = std::move(reading.splits);
+      m.factor_leaves = std::move(reading.leaves);
+    }
+  }
   const std::vector<MeasuredVsExpected> rows = measured_vs_expected(store, config.name());
   // Learning may take seconds with large pools: Ctrl-C is looked at between its solves.
-  LearnedModel learned = current_learned_model(
-      store, config, m.calibrations, rows, persisted_zcart_options(probe_config(config)), check_interrupt);
+  LearnedModel learned =
+      current_learned_model(store, config, m.calibrations, rows,
+                            persisted_zcart_options(config, probe_config(config)), check_interrupt);
   if (learned.samples > 0) {
-    if (learned.curve)
-      m.recalibrated_peak = recalibrated_peak(config, m.calibrations, *learned.curve, m.sample);
+    if (learned.recalibration)
+      m.recalibrated_peak = recalibrated_peak(config, m.calibrations, *learned.recalibration, m.sample);
     m.learned = std::move(learned);
   }
   return m;

@@ -11,6 +11,7 @@
 #include "core/config.hpp"
 #include "experiment/expectation.hpp"
 #include "experiment/model_learning.hpp"
+#include "experiment/zcart_factor_splits.hpp"
 #include "models/zcart.hpp"
 
 namespace wb {
@@ -36,6 +37,8 @@ struct ModelView {
   PeakExpectation calibrated;                  // λ* with the calibrations
   PeakExpectation configured;                  // λ* with the configured demands only
   std::optional<ZCart> tree;                   // the Z-CART tree the probe agent keeps [000 §3.3.1]
+  std::vector<FactorSplit> factor_splits;      // its splits on derived attributes, over the factors
+  std::vector<FactorLeaf> factor_leaves;       // and its leaves, where a tree has such splits
   // Once something was measured: which learned model answers whatif's λ*, and why; and the
   // recalibrated network's λ* at the sample when it has a recalibration.
   std::optional<LearnedModel> learned;

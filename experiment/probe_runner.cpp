@@ -124,7 +124,7 @@ std::vector<std::int64_t> refine_models(store::Store& store, const Config& confi
                                         std::ostream& log, const ZCartAttributes* shared) {
   std::optional<ZCartAttributes> own;
   const ZCartAttributes& attributes = shared != nullptr ? *shared : own.emplace(config);
-  ZCartUpdate update = update_zcart(store, config, attributes, persisted_zcart_options(probing));
+  ZCartUpdate update = update_zcart(store, config, attributes, persisted_zcart_options(config, probing));
   const ZCart& tree = update.tree;
   if (update.refitted)
     log << fmt::format("Z-CART: fitted to {} observation(s)\n", tree.observation_count());

@@ -178,7 +178,7 @@ WhatifAnswer recalibrated_peak_answer(const Config& config, const std::vector<Ca
   WhatifAnswer b;
   b.source = AnswerSource::kRecalibrated;
   b.unit = "requests/s";
-  b.value = finite(recalibrated_peak(config, calibrations, *learned.curve, sample));
+  b.value = finite(recalibrated_peak(config, calibrations, *learned.recalibration, sample));
   const HeldOutError& e = learned.recalibrated;
   if (b.value && e.n > 0) {
     if (auto in = log_interval(*b.value,
@@ -190,7 +190,7 @@ WhatifAnswer recalibrated_peak_answer(const Config& config, const std::vector<Ca
   }
   b.fidelity_n = static_cast<int>(e.n);
   b.note = fmt::format("the [model] recalibrated: {}; fidelity from leave-one-out refits",
-                       learned.curve->describe());
+                       learned.recalibration->describe());
   return b;
 }
 
@@ -200,18 +200,18 @@ WhatifAnswer zcart_on_recalibrated_answer(const Config& config,
                                           const Sample& sample,
                                           const std::vector<MeasuredVsExpected>& measured,
                                           const LearnedModel& learned) {
-  const double base = recalibrated_peak(config, calibrations, *learned.curve, sample);
+  const double base = recalibrated_peak(config, calibrations, *learned.recalibration, sample);
   if (!(base > 0) || !std::isfinite(base))
     return recalibrated_peak_answer(config, calibrations, sample, learned);
-  ZCart tree = zcart_on_recalibrated(config, calibrations, measured, *learned.curve,
-                                     persisted_zcart_options(probe_config(config)));
+  ZCart tree = zcart_on_recalibrated(config, calibrations, measured, *learned.recalibration,
+                                     persisted_zcart_options(config, probe_config(config)));
   check_interrupt();
   const ZCartAnswer z = zcart_predict(tree, config, sample, base);
   WhatifAnswer b = tree_answer(AnswerSource::kRecalibrated, z);
-  b.note =
-      fmt::format("Z-CART leaf {} with {} measured samples{} over the [model] recalibrated: {}",
-                  z.rule.empty() ? "root" : z.rule, z.n,
-                  z.cap ? fmt::format(", λ* capped at {:.1f}/s", *z.cap) : "", learned.curve->describe());
+  b.note = fmt::format("Z-CART leaf {} with {} measured samples{} over the [model] recalibrated: {}",
+                       z.rule.empty() ? "root" : z.rule, z.n,
+                       z.cap ? fmt::format(", λ* capped at {:.1f}/s", *z.cap) : "",
+                       learned.recalibration->describe());
   return b;
 }
 
@@ -268,8 +268,9 @@ WhatifResult answer_whatif(const Config& config, const std::string& store_path, 
   if (a.value && *a.value > 0) {
     const double expected = *a.value;
     // Z-CART, the recalibrated network or both: whichever predicted the measured samples best.
-    result.learned = current_learned_model(store, config, calibrations, measured,
-                                           persisted_zcart_options(probe_config(config)), check_interrupt);
+    result.learned =
+        current_learned_model(store, config, calibrations, measured,
+                              persisted_zcart_options(config, probe_config(config)), check_interrupt);
     result.answers.push_back(zcart_peak_answer(config, store, result.sample, measured, expected));
     switch (result.learned->form) {
       case LearnedForm::kZCart: break;

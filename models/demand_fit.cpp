@@ -94,6 +94,19 @@ std::string DemandCurve::describe() const {
   return out;
 }
 
+std::string Recalibration::describe() const {
+  std::string out;
+  for (const DemandCurve& c : curves) out += (out.empty() ? "" : "; ") + c.describe();
+  return out + (from_stages ? " (from stage times)" : " (from λ*)");
+}
+
+QueueNetwork recalibrate(const QueueNetwork& resolved, const Sample& sample, const Recalibration& r) {
+  QueueNetwork net = resolved;
+  for (const DemandCurve& c : r.curves)
+    net = scale_demand(net, sample, c.center, std::exp(c.log_multiplier(sample)));
+  return net;
+}
+
 DemandCurve fit_demand_curve(const std::string& center, const std::string& factor, bool numeric,
                              const std::vector<CurvePoint>& points, std::optional<std::size_t> leave_out) {
   DemandCurve curve;

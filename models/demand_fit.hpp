@@ -50,6 +50,19 @@ struct DemandCurve {
   std::string describe() const;
 };
 
+// The curves a recalibrated network applies: one, solved from measured λ* (which can move only one
+// center's demand at a time), or one per center a SUT's stage times measure (they give every such
+// center's demand at every sample).
+struct Recalibration {
+  std::vector<DemandCurve> curves;
+  bool from_stages = false;
+  // "disk demand x1.50 at disks=1 ... (from λ*)"; curves joined by "; "
+  std::string describe() const;
+};
+
+// `resolved` with every curve of `r` applied at `sample` (scale_demand, one center after another).
+QueueNetwork recalibrate(const QueueNetwork& resolved, const Sample& sample, const Recalibration& r);
+
 struct CurvePoint {
   Sample sample;
   double log_k = 0;

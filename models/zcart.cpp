@@ -124,10 +124,11 @@ double ObservationTable::value_of(std::size_t attr, std::uint32_t code) const {
 ZCart::ZCart(std::vector<Attribute> schema, ZCartOptions options)
     : options_(options), table_(std::move(schema)) {
   if (!(options_.tolerance > 0) || options_.min_leaf < 1 || options_.max_depth < 0 || options_.max_bins < 2 ||
-      !(options_.retrain_growth >= 0) || !(options_.min_gain >= 0))
+      !(options_.retrain_growth >= 0) || !(options_.min_gain >= 0) || !(options_.keep_prior.sd >= 0) ||
+      !(options_.keep_prior.df >= 0) || !std::isfinite(options_.keep_prior.sd + options_.keep_prior.df))
     throw InputError(
         "zcart: invalid options (need tolerance > 0, min_leaf >= 1, max_depth >= 0, "
-        "max_bins >= 2, retrain_growth >= 0, min_gain >= 0)");
+        "max_bins >= 2, retrain_growth >= 0, min_gain >= 0, a finite keep prior >= 0)");
   nodes_.emplace_back();
   index_nodes();
 }
@@ -170,8 +171,13 @@ void ZCart::finish_leaf(Node& node) const {
       sum += l, sum_sq += l * l;
     }
     const double n = static_cast<double>(node.n), mean = sum / n;
-    const double sd = std::sqrt(std::max(0.0, (sum_sq - sum * mean) / (n - 1)));
-    if (std::abs(mean) <= t_quantile(0.90, n - 1) * sd / std::sqrt(n)) node.correction = 1;
+    // With the prior's spread: two samples alone leave one degree of freedom and t = 6.3, so two
+    // that agree on a deviation the tree split off for would be called noise.
+    const double prior_df = std::max(0.0, options_.keep_prior.df);
+    const double df = prior_df + n - 1;
+    const double sd = std::sqrt(std::max(
+        0.0, (prior_df * options_.keep_prior.sd * options_.keep_prior.sd + sum_sq - sum * mean) / df));
+    if (std::abs(mean) <= t_quantile(0.90, df) * sd / std::sqrt(n)) node.correction = 1;
   }
   node.fidelity_count = 0;
   for (auto r : node.rows)

@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/stats.hpp"
+
 namespace wb {
 
 enum class AttributeKind { kNumeric, kCategorical };
@@ -48,6 +50,9 @@ struct ZCartOptions {
   // A leaf whose mean log ratio lies within its own 90% confidence interval of 0 predicts the
   // expectation itself (correction 1): for trees whose prior is a model (decisions.md#zcart-leaves).
   bool keep_expectation = false;
+  // The spread of a log ratio before the leaf's are seen (a found λ*'s own, as the answer intervals
+  // take it), pooled with the leaf's in that interval; none when df = 0.
+  SpreadPrior keep_prior;
 
   bool operator==(const ZCartOptions&) const = default;
 };

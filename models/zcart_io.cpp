@@ -147,7 +147,9 @@ nlohmann::json ZCart::to_json(bool with_observations) const {
                   {"max_bins", options_.max_bins},
                   {"retrain_growth", options_.retrain_growth},
                   {"exact_add", options_.exact_add},
-                  {"keep_expectation", options_.keep_expectation}};
+                  {"keep_expectation", options_.keep_expectation},
+                  {"keep_prior_sd", options_.keep_prior.sd},
+                  {"keep_prior_df", options_.keep_prior.df}};
   auto& nodes = j["nodes"] = nlohmann::json::array();
   for (const auto& nd : nodes_) {
     nlohmann::json x = {{"n", nd.n},
@@ -209,6 +211,7 @@ ZCart ZCart::from_json(const nlohmann::json& j) {
     opt.retrain_growth = o.at("retrain_growth").get<double>();
     opt.exact_add = o.value("exact_add", false);  // trees stored before exact add() existed
     opt.keep_expectation = o.value("keep_expectation", false);
+    opt.keep_prior = SpreadPrior{o.value("keep_prior_sd", 0.0), o.value("keep_prior_df", 0.0)};
     ZCart t(std::move(schema), opt);
     t.nodes_.clear();
     const auto& nodes = j.at("nodes");

@@ -132,6 +132,8 @@ def run_deviation(args, name, base_truth, truth):
     db.close()
     model, _ = wb.run("model", "show")
     describe = (model.get("zcart") or {}).get("describe", "")
+    # Splits on derived attributes, as the factor conditions they amount to on the level grid.
+    over_factors = {f["split"]: f for f in (model.get("zcart") or {}).get("factor_splits") or []}
 
     rows = []
     learned_why = ""
@@ -155,7 +157,19 @@ def run_deviation(args, name, base_truth, truth):
                 "expectation": answers["expectation"]["value"] / true - 1,
                 "surface": answers["surface"]["value"] / true - 1 if "surface" in answers else None,
             })
-    return {"name": name, "rows": rows, "splits": tree_splits(describe), "probes": probes[0],
+    splits = []
+    for rule in tree_splits(describe):
+        f = over_factors.get(rule)
+        sides = [f"{side}: {f[side]}" for side in ("left", "right") if f and f.get(side)]
+        if f and f.get("surrogate"):  # no box: the one-factor split nearest to it
+            sides.append(f"nearest: left if {f['surrogate']} ({f['agree']}/{f['samples']})")
+        splits.append(f"{rule} [{'; '.join(sides)}]" if sides else rule)
+    # The leaves that correct the expectation, read over the factors where they are boxes.
+    leaves = [f"{'cap ' + format(l['cap'], '.1f') if l['cap'] > 0 else 'x' + format(l['correction'], '.3g')}"
+              f" where {l['box'] or '(no box)'}"
+              for l in (model.get("zcart") or {}).get("factor_leaves") or []
+              if l["cap"] > 0 or l["correction"] != 1]
+    return {"name": name, "rows": rows, "splits": splits, "leaves": leaves, "probes": probes[0],
             "probe_h": probes[1] / 3600, "surface_h": surface_cost / 3600, "open": still_open,
             "rounds": rounds, "work": work, "learned_why": learned_why}
 
@@ -183,6 +197,8 @@ def summarize(r, detail):
           f"{len(flagged - true_mm)} flagged that are not (|expectation/truth - 1| > 15 %); "
           f"{r['open']} left open; agent rounds {r['rounds']}")
     print(f"   tree splits: {', '.join(r['splits']) or '(none)'}")
+    if r["leaves"]:
+        print(f"   correcting leaves over the factors: {'; '.join(r['leaves'])}")
     print(f"   learned: {r['learned_why'] or '-'}")
     print(f"   cost: surface {r['surface_h']:.1f} h, {r['probes']} probes {r['probe_h']:.1f} h (simulated)")
     print(f"   {'unmeasured':<22} {'n':>3} {'learned':>10} {'worst':>7} {'expectation':>12} {'worst':>7} "

@@ -1,6 +1,7 @@
 // Recalibration of a queue network's demand from measured λ* (models/demand_fit): the multiplier
-// solved from one λ*, the one nearest 1 when a center is not the bottleneck, and the curve over a
-// factor, interpolated between levels and refitted without a held-out point.
+// solved from one λ*, the one nearest 1 when a center is not the bottleneck, the curve over a
+// factor, interpolated between levels and refitted without a held-out point, and several curves
+// applied at once.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -90,4 +91,25 @@ TEST_CASE("a demand curve interpolates between measured levels and refits withou
   CHECK(std::exp(m.log_multiplier(web)) == Approx(3));
   CHECK(m.log_multiplier(mail) == 0);
   CHECK_THROWS(fit_demand_curve("disk", "threads", true, {{web, 0}}));
+}
+
+TEST_CASE("a recalibration applies every curve it holds, each at its own factor's level") {
+  QueueNetwork net;
+  net.centers = {fcfs("cpu", 1), fcfs("disk", 5)};
+  Sample s = at("16");
+  s.set("disks", "1");
+  Recalibration r;
+  r.curves.push_back(fit_demand_curve("cpu", "threads", true, {{at("1"), 0}, {at("16"), std::log(3.0)}}));
+  Sample one_disk;
+  one_disk.set("disks", "1");
+  r.curves.push_back(fit_demand_curve("disk", "disks", true, {{one_disk, std::log(1.5)}}));
+  r.from_stages = true;
+  const QueueNetwork out = recalibrate(net, s, r);
+  CHECK(out.find("cpu")->demand_ms.eval(s) == Approx(3));
+  CHECK(out.find("disk")->demand_ms.eval(s) == Approx(7.5));
+  CHECK(r.describe() ==
+        "cpu demand x1.00 at threads=1 x3.00 at threads=16; disk demand x1.50 at disks=1 "
+        "(from stage times)");
+  // No curves: the network as it was.
+  CHECK(recalibrate(net, s, Recalibration{}).find("disk")->demand_ms.eval(s) == Approx(5));
 }

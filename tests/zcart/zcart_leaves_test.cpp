@@ -92,3 +92,34 @@ TEST_CASE("with keep_expectation a leaf predicts the expectation unless its evid
   CHECK(ZCart::from_json(kept.to_json()).options().keep_expectation);
   CHECK(ZCart::from_json(kept.to_json()).predict({3}, 200).correction == 1);
 }
+
+TEST_CASE("a leaf of two deviating samples keeps its ratio when the leaf's spread has a prior") {
+  std::vector<Attribute> schema{{"disks", AttributeKind::kNumeric, {}}};
+  // One disk measured twice far below the expectation (0.66 and 0.52, as a noisy real server
+  // gives), the other samples at it. Alone, the leaf's mean log ratio, -0.53, lies inside its 90%
+  // interval: one degree of freedom, t = 6.31, sd 0.17.
+  std::vector<Observation> obs{{{1}, 100, 66},  {{1}, 100, 52}, {{2}, 100, 100},
+                               {{2}, 100, 101}, {{4}, 100, 99}, {{4}, 100, 100}};
+  ZCartOptions options;
+  options.min_leaf = 2;
+  options.keep_expectation = true;
+  ZCart alone(schema, options);
+  alone.fit(obs);
+  INFO(alone.describe());
+  CHECK(alone.predict({1}, 100).correction == 1);
+  // With the prior of a found λ* at a 90/70 target (sd 0.18, worth two samples): t(3) = 2.35 on
+  // sd 0.18 over √2 is 0.30, short of 0.53: the leaf corrects; the samples that agree still keep 1.
+  options.keep_prior = wb::SpreadPrior{0.3 / 1.6449, 2};
+  ZCart with_prior(schema, options);
+  with_prior.fit(obs);
+  INFO(with_prior.describe());
+  CHECK(with_prior.predict({1}, 100).correction == Approx((0.66 + 0.52) / 2));
+  CHECK(with_prior.predict({4}, 100).correction == 1);
+  // Noise the size of the prior's is still noise: ratios 0.95 and 0.93 keep the expectation.
+  std::vector<Observation> small{{{1}, 100, 95}, {{1}, 100, 93}, {{2}, 100, 100}, {{2}, 100, 101}};
+  ZCart weak(schema, options);
+  weak.fit(small);
+  CHECK(weak.predict({1}, 100).correction == 1);
+  // The prior travels with the stored tree.
+  CHECK(ZCart::from_json(with_prior.to_json()).options().keep_prior == options.keep_prior);
+}
