@@ -56,6 +56,9 @@ struct GeneratorRun {
   int connections = 1;
   int threads = 1;
   std::uint64_t seed = 1;
+  // fio with [workload] trace = true: the prefix of its per-I/O latency logs on that host
+  // (--write_lat_log; fio adds _lat.<job>.log); "" records none.
+  std::string trace_prefix;
 };
 
 class GeneratorAdapter {
@@ -67,6 +70,9 @@ class GeneratorAdapter {
   virtual std::vector<std::string> argv(const GeneratorRun& run) const = 0;
   // The run's result from its stdout. Throws InputError naming what is missing or impossible.
   virtual LoadResult parse(const std::string& out, const GeneratorRun& run) const = 0;
+  // The rate the program's schedule offers when asked for run.rate: its own rounding may miss the
+  // asked rate by more than Poisson noise (fio's whole-µs gaps: 2 % at 40,000/s per job).
+  virtual double offered_rate(const GeneratorRun& run) const { return run.rate; }
   // Seconds the program may run beyond warm-up + duration + timeout (e.g. pgbench's whole-second -T).
   virtual double extra_time_s(const GeneratorRun& run) const {
     (void)run;

@@ -6,12 +6,13 @@
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "core/trial_limits.hpp"
 #include "harness/generator_adapter.hpp"
 #include "harness/shell_quote.hpp"
 #include "harness/testbed_config.hpp"
+#include "models/fio_json.hpp"
 
 namespace wb {
 
@@ -120,40 +121,34 @@ std::string rate_iops_argument(const std::vector<std::string>& words, double rat
 // Microseconds as fio reads a time option ("2500000us"): its default unit is whole seconds.
 std::string fio_time(double seconds) { return fmt::format("{}us", std::llround(seconds * 1e6)); }
 
-// json+ follows any "note: ..." lines fio prints on stdout (e.g. iodepth capped by a sync engine).
-json fio_document(const std::string& out) {
-  std::size_t at = out.rfind('{', 0) == 0 ? 0 : out.find("\n{");
-  if (at == std::string::npos) throw InputError("fio printed no JSON document (no line starting with '{')");
-  if (at > 0) ++at;
-  std::istringstream in(out.substr(at));
-  json j;
-  try {
-    in >> j;  // one document; fio may add lines after it
-  } catch (const json::exception& e) {
-    throw InputError(fmt::format("fio's output is not JSON: {}", e.what()));
-  }
-  return j;
-}
-
-const json& member(const json& j, const char* key, const std::string& where) {
-  if (!j.is_object()) throw InputError(fmt::format("fio output {}: not an object", where));
-  auto it = j.find(key);
-  if (it == j.end()) throw InputError(fmt::format("fio output {}.{}: missing", where, key));
-  return *it;
-}
-
 std::uint64_t count_at(const json& j, const char* key, const std::string& where) {
-  const json& v = member(j, key, where);
+  const json& v = fio_member(j, key, where);
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
   if (v.is_number_integer() && v.get<std::int64_t>() >= 0)
     return static_cast<std::uint64_t>(v.get<std::int64_t>());
   throw InputError(fmt::format("fio output {}.{}: {} is not a count", where, key, v.dump()));
 }
 
+// The I/Os per second one job's schedule offers for rate_iops "read[,write[,trim]]", summed.
+double summed_effective_iops(const std::string& s, const std::string& where) {
+  double iops = 0;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t comma = std::min(s.find(',', from), s.size());
+    long n = 0;
+    auto [end, ec] = std::from_chars(s.data() + from, s.data() + comma, n);
+    if (ec != std::errc() || end != s.data() + comma || n < 0 || n > 1000000)
+      throw InputError(fmt::format("{}: '{}' is not whole I/O rates of at most 1000000", where, s));
+    iops += fio_effective_iops(n);
+    if (comma == s.size()) return iops;
+    from = comma + 1;
+  }
+}
+
 // The I/Os per second a job was scheduled at, from the rate_iops fio echoes in its own options or,
 // given before any --name as workbench does, in the global ones.
 double scheduled_iops(const json& job, const json& global, const std::string& where) {
-  const json& options = member(job, "job options", where);
+  const json& options = fio_member(job, "job options", where);
   std::string at = where + ".job options";
   if (!options.contains("rate_iops")) {
     if (!global.is_object() || !global.contains("rate_iops"))
@@ -162,19 +157,7 @@ double scheduled_iops(const json& job, const json& global, const std::string& wh
   }
   const json& v = options.contains("rate_iops") ? options["rate_iops"] : global["rate_iops"];
   if (!v.is_string()) throw InputError(fmt::format("fio output {}.rate_iops: not a string", at));
-  const std::string s = v.get<std::string>();
-  double iops = 0;
-  std::size_t from = 0;
-  for (;;) {
-    const std::size_t comma = std::min(s.find(',', from), s.size());
-    long n = 0;
-    auto [end, ec] = std::from_chars(s.data() + from, s.data() + comma, n);
-    if (ec != std::errc() || end != s.data() + comma || n < 0)
-      throw InputError(fmt::format("fio output {}.rate_iops: '{}' is not whole I/O rates", at, s));
-    iops += fio_effective_iops(n);
-    if (comma == s.size()) return iops;
-    from = comma + 1;
-  }
+  return summed_effective_iops(v.get<std::string>(), "fio output " + at + ".rate_iops");
 }
 
 // What fio measured for the window, summed over jobs and directions.
@@ -191,10 +174,10 @@ struct FioCounts {
 void read_bins(const json& dir, const std::string& where, std::uint64_t timeout_ns, LatencyHistogram& h,
                FioCounts& c) {
   const std::string at = where + ".clat_ns";
-  const json& clat = member(dir, "clat_ns", where);
+  const json& clat = fio_member(dir, "clat_ns", where);
   const std::uint64_t n = count_at(clat, "N", at);
   if (n == 0) return;  // fio prints no bins for a direction without I/O
-  const json& bins = member(clat, "bins", at);
+  const json& bins = fio_member(clat, "bins", at);
   if (!bins.is_object())
     throw InputError(fmt::format("fio output {}.bins: not an object (run with --output-format=json+)", at));
   std::uint64_t sum = 0;
@@ -226,7 +209,7 @@ void read_job(const json& job, const json& global, const std::string& where, con
   const auto timeout_ns = static_cast<std::uint64_t>(std::llround(run.timeout_s * 1e9));
   for (const char* d : {"read", "write", "trim"}) {
     const std::string at = fmt::format("{}.{}", where, d);
-    const json& dir = member(job, d, where);
+    const json& dir = fio_member(job, d, where);
     const std::uint64_t total = count_at(dir, "total_ios", at);
     const std::uint64_t short_ios = count_at(dir, "short_ios", at);
     if (short_ios > total)
@@ -246,10 +229,7 @@ class FioAdapter final : public GeneratorAdapter {
   }
   GeneratorKind kind() const override { return GeneratorKind::kFio; }
   std::vector<std::string> argv(const GeneratorRun& run) const override {
-    std::vector<std::string> words;
-    for (const auto& t : args_) {
-      for (auto& w : expand_command_template(t, run.values)) words.push_back(std::move(w));
-    }
+    std::vector<std::string> words = user_words(run);
     // Before the user's words, so that they are global options every job section inherits.
     std::vector<std::string> a{run.program,
                                rate_iops_argument(words, run.rate),
@@ -259,28 +239,46 @@ class FioAdapter final : public GeneratorAdapter {
                                "--runtime=" + fio_time(run.duration_s),
                                "--output-format=json+",
                                fmt::format("--randseed={}", run.seed)};
+    if (!run.trace_prefix.empty()) {
+      // One line per I/O of the window (fio does not log the ramp), with its offset.
+      a.push_back("--write_lat_log=" + run.trace_prefix);
+      a.push_back("--log_offset=1");
+    }
     a.insert(a.end(), words.begin(), words.end());
     return a;
   }
   LoadResult parse(const std::string& out, const GeneratorRun& run) const override {
     return parse_fio_json(out, run);
   }
+  double offered_rate(const GeneratorRun& run) const override {
+    const std::vector<std::string> words = user_words(run);
+    const std::string arg = rate_iops_argument(words, run.rate);
+    const long jobs = whole_option(words, "numjobs", 1, 1, 100000);
+    return static_cast<double>(jobs) * summed_effective_iops(arg.substr(arg.find('=') + 1), "--rate_iops");
+  }
 
  private:
+  std::vector<std::string> user_words(const GeneratorRun& run) const {
+    std::vector<std::string> words;
+    for (const auto& t : args_) {
+      for (auto& w : expand_command_template(t, run.values)) words.push_back(std::move(w));
+    }
+    return words;
+  }
   std::vector<std::string> args_;
 };
 
 }  // namespace
 
 std::string fio_owned_option(const std::string& arg) {
-  // The rate and its process, the window, the seed and what fio prints are the trial's; a job that
-  // ends early or merged job reports would break the counts.
-  static const char* const kOwned[] = {"rate",          "rate_iops",       "rate_min",        "ratemin",
-                                       "rate_iops_min", "rate_process",    "rate_cycle",      "ratecycle",
-                                       "time_based",    "ramp_time",       "runtime",         "timeout",
-                                       "randseed",      "output",          "output_format",   "minimal",
-                                       "append_terse",  "status_interval", "group_reporting", "number_ios",
-                                       "io_size",       "io_limit"};
+  // The rate and its process, the window, the seed and what fio prints (its latency logs are the
+  // trial's trace) are the trial's; a job that ends early or merged job reports would break the counts.
+  static const char* const kOwned[] = {
+      "rate",         "rate_iops",    "rate_min",        "ratemin",         "rate_iops_min",
+      "rate_process", "rate_cycle",   "ratecycle",       "time_based",      "ramp_time",
+      "runtime",      "timeout",      "randseed",        "output",          "output_format",
+      "minimal",      "append_terse", "status_interval", "group_reporting", "number_ios",
+      "io_size",      "io_limit",     "write_lat_log",   "log_offset",      "log_avg_msec"};
   const std::string name = fio_option_name(arg);
   for (const char* o : kOwned) {
     if (name == o)
@@ -292,11 +290,10 @@ std::string fio_owned_option(const std::string& arg) {
 }
 
 LoadResult parse_fio_json(const std::string& out, const GeneratorRun& run) {
-  const json j = fio_document(out);
-  const json& jobs = member(j, "jobs", "");
+  const json j = fio_json_document(out);
+  const json& jobs = fio_member(j, "jobs", "");
   if (!jobs.is_array() || jobs.empty()) throw InputError("fio output .jobs: not a list of jobs");
   LoadResult r;
-  r.offered_rate = run.rate;
   r.duration_s = run.duration_s;
   FioCounts c;
   try {
@@ -319,6 +316,13 @@ LoadResult parse_fio_json(const std::string& out, const GeneratorRun& run) {
   const double missing = c.scheduled - static_cast<double>(c.issued);
   if (missing > 5 * std::sqrt(c.scheduled)) r.timeouts += static_cast<std::uint64_t>(std::llround(missing));
   r.achieved_rate = static_cast<double>(r.completed) / run.duration_s;
+  // What fio's schedule offered, which its whole-µs gaps set apart from the rate asked.
+  r.offered_rate = c.scheduled / run.duration_s;
+  if (!(r.offered_rate > 0 && r.offered_rate <= kMaxRate))
+    throw InputError(
+        fmt::format("fio output .jobs: rate_iops schedules {:g} I/Os per second in all: none (no "
+                    "limit) or more than {:g}",
+                    r.offered_rate, kMaxRate));
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -295,6 +296,9 @@ void parse_generator(ConfigSection& wl, WorkloadConfig& w, const Config& config)
       wl.fail("program", "wbload is the one next to workbench (or in WB_BIN_DIR)");
     }
   }
+  w.trace = wl.boolean_or("trace", false);
+  if (w.trace && w.generator != GeneratorKind::kWbload && w.generator != GeneratorKind::kFio)
+    wl.fail("trace", "is recorded by wbload (--trace) and fio (its latency logs) only");
   if (wl.has("args")) {
     w.args = wl.string_array("args");
     for (const auto& a : w.args) check("args", a);
@@ -364,6 +368,28 @@ void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config
       {1e-3, kMaxTimeoutSeconds, false, false,
        fmt::format("must be a number of seconds from 0.001 to {:g} (per request)", kMaxTimeoutSeconds)});
   w.overhead_s = wl->number_or("overhead_s", 0, pause_bounds());
+  if (wl->has("cpus")) {
+    w.cpus = wl->string("cpus");
+    check_template(*wl, "cpus", w.cpus, config);
+    // Every level of every factor, one at a time (the others at their first level), as with
+    // connections: a search must not stop at its first sample with a bad list.
+    auto check = [&](const std::map<std::string, std::string>& values, const std::string& where) {
+      try {
+        (void)cpu_list_from(w.cpus, values);
+      } catch (const InputError& e) {
+        wl->fail("cpus", where.empty() ? e.what() : fmt::format("{}: {}", where, e.what()));
+      }
+    };
+    if (w.cpus.find('{') == std::string::npos) check(check_values(config), "");
+    for (const auto& f : config.factors()) {
+      if (w.cpus.find("{" + f.name + "}") == std::string::npos) continue;
+      for (const auto& level : f.levels) {
+        auto values = check_values(config);
+        values[f.name] = level;
+        check(values, fmt::format("{}={}", f.name, level));
+      }
+    }
+  }
   w.deadline_slack_s = wl->number_or(
       "deadline_slack_s", w.deadline_slack_s,
       Bounds::positive(kMaxSeconds,
@@ -372,6 +398,16 @@ void parse_workload(ConfigSection& root, TestbedConfig& tb, const Config& config
 }
 
 }  // namespace
+
+std::string cpu_list_from(const std::string& cpus_template,
+                          const std::map<std::string, std::string>& values) {
+  static const std::regex kList(R"(\d+(-\d+)?(,\d+(-\d+)?)*)");
+  const auto words = expand_command_template(cpus_template, values);
+  if (words.size() == 1 && std::regex_match(words.front(), kList)) return words.front();
+  throw InputError(
+      fmt::format("'{}' is not a CPU list as taskset --cpu-list takes it (e.g. \"1\" or \"0-1,3\")",
+                  words.size() == 1 ? words.front() : shell_join(words)));
+}
 
 int connections_from(const std::string& connections_template,
                      const std::map<std::string, std::string>& values) {

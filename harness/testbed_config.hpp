@@ -86,9 +86,20 @@ struct WorkloadConfig {
   // A generator still running this long after warm-up + runlength + timeout_s (when it should
   // have printed its result) is killed with its whole process group and the trial fails.
   double deadline_slack_s = 30;
+  // wbload and fio: record every counted operation (wbload --trace, fio's per-I/O latency logs) and
+  // store the merged I/O trace
+  // (models/io_trace.hpp) with its trial, for the storage what-if modules ([model.storage]).
+  bool trace = false;
+  // The CPUs every generator process may run on (taskset's list, a template; "" = any): on a
+  // machine shared with the SUT, where the scheduler would otherwise move both between cores.
+  std::string cpus;
 
   int connections_for(const std::map<std::string, std::string>& values) const;
 };
+
+// The CPU list (as taskset --cpu-list takes it: "1", "0-1,3") of [workload] cpus for the template
+// values of a sample. Throws InputError naming what it gave unless that is one such list.
+std::string cpu_list_from(const std::string& cpus_template, const std::map<std::string, std::string>& values);
 
 // connections of a workload for the template values of a sample. Throws InputError unless it is
 // a whole number from 1 to kMaxConnections.

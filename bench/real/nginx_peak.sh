@@ -2,7 +2,7 @@
 # workbench peak on the shipped nginx testbed (configs/nginx.toml), next to an independent sweep:
 # for each worker count, the status and λ* workbench reports with its interval, and the highest
 # rate wbload sustains open-loop against the same nginx (achieved >= 99% of offered, no errors or
-# timeouts, 3 s windows at the config's 16 connections, found by bisection to 0.5%). Goal: λ*
+# timeouts, 3 s windows at the config's 16 connections and CPUs, found by bisection to 0.5%). Goal: λ*
 # within 5% of that rate (a cliff's knee is the last load below the step).
 # Usage: bash bench/real/nginx_peak.sh [BUILD_DIR]   (default build/; needs nginx and jq)
 # Bounded: about 2-4 minutes per worker count. Every nginx it starts is stopped on exit.
@@ -25,10 +25,13 @@ cp -r "$root/configs/nginx" "$work/nginx"
 sed "s/^port = 7412$/port = $port/" "$root/configs/nginx.toml" >"$work/nginx.toml"
 grep -q "^port = $port$" "$work/nginx.toml" || { echo "nginx_peak.sh: port line not replaced" >&2; exit 1; }
 url=http://127.0.0.1:$port/index.html
+# wbload where workbench runs it (the config's [workload] cpus); nginx pins itself (nginx.conf).
+cpus=$(sed -n 's/^cpus = "\(.*\)"$/\1/p' "$work/nginx.toml")
+[ -n "$cpus" ] || { echo "nginx_peak.sh: no [workload] cpus in the config" >&2; exit 1; }
 
 # sustained RATE -> exit 0 when wbload achieves >= 99% of RATE with no errors or timeouts
 sustained() {
-  "$wbload" --json --protocol http --target "$url" --rate "$1" --duration 3 --warmup 0.5 --connections 16 \
+  taskset --cpu-list "$cpus" "$wbload" --json --protocol http --target "$url" --rate "$1" --duration 3 --warmup 0.5 --connections 16 \
     --max-connections 16 --threads 1 --timeout 2 |
     jq -e --argjson r "$1" '.achieved_rate >= 0.99 * $r and .errors.total == 0 and .timeouts == 0' >/dev/null
 }
@@ -69,5 +72,8 @@ for workers in 1 2; do
   nginx_pid=""
   printf "%7s  %-9s  %9.0f  %21s  %9s  %11s  %7s  %12s   (search %d s wall)\n" "$workers" "$status" "$lambda" \
     "$interval" "$best" "$(awk -v a="$lambda" -v b="$best" 'BEGIN { printf "%.3f", a / b }')" "$loads" "$cost" "$peak_s"
+  # The search's loads, for reading a cliff or a search that ran out of loads.
+  jq -r '.loads[] | "           \(.rate|floor)/s  trials \(.trials)  mean \(.mean_ms*1000|round/1000) ms  \(.verdict)\(if .saturated then " (saturated)" else "" end)"' \
+    "$work/peak.json"
 done
 rm -rf "/tmp/wb-nginx-$port"

@@ -31,8 +31,13 @@ trap 'cleanup; exit 0' TERM INT HUP
 # --no-sync: the scratch cluster need not survive a crash of this machine.
 $as "$bin/initdb" -D "$dir/data" -A trust -U bench -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
   { cat "$dir/initdb.log" >&2; exit 1; }
+# No checkpoint during a search: one spreads its writes over minutes (checkpoint_completion_target
+# of the 5 min default) and slows every transaction meanwhile, so λ* would be a moving target
+# (bench/real/RESULTS.txt: 1400/s read 17 ms, then 929 ms four minutes later). The cluster is
+# thrown away, so its WAL may grow (max_wal_size) until the folder is removed.
 $as "$bin/postgres" -D "$dir/data" -p "$port" -k "$dir" -c listen_addresses=127.0.0.1 \
-  -c shared_buffers="$shared_buffers" -c max_connections="$max_connections" >"$dir/server.log" 2>&1 &
+  -c shared_buffers="$shared_buffers" -c max_connections="$max_connections" \
+  -c checkpoint_timeout=1h -c max_wal_size=4GB >"$dir/server.log" 2>&1 &
 pid=$!
 i=0
 until "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; do
@@ -46,6 +51,9 @@ until "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; do
 done
 "$bin/createdb" -h 127.0.0.1 -p "$port" -U bench bench
 "$bin/pgbench" -i -q -s "$scale" -h 127.0.0.1 -p "$port" -U bench bench >"$dir/init.log" 2>&1 ||
+  { cat "$dir/init.log" >&2; cleanup; exit 1; }
+# The loaded tables written out now, not by a checkpoint in the middle of the measurements.
+"$bin/psql" -q -h 127.0.0.1 -p "$port" -U bench -c CHECKPOINT bench >>"$dir/init.log" 2>&1 ||
   { cat "$dir/init.log" >&2; cleanup; exit 1; }
 echo ready
 wait "$pid" || true

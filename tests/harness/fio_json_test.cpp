@@ -28,6 +28,10 @@ std::string fio_fixture(const std::string& name) {
 // The fixture's JSON document (after fio's "note:" lines, if any).
 json fio_doc(const std::string& text) { return json::parse(text.substr(text.find('{'))); }
 
+// What one job's schedule offers for rate_iops `iops`: a gap of 1e6/iops whole µs, less 0.5 on
+// average after fio truncates each Poisson gap.
+double offered(long iops) { return 1e6 / (static_cast<double>(1000000 / iops) - 0.5); }
+
 // What capture.sh asked fio for: `rate` I/Os per second, a 1 s window after 0.3 s.
 wb::GeneratorRun fio_run(double rate, double timeout_s = 1) {
   wb::GeneratorRun run;
@@ -72,7 +76,8 @@ TEST_CASE("parse_fio_json reads every bin of a two-job random read exactly") {
   for (const auto& job : doc["jobs"])
     sum += job["read"]["clat_ns"]["mean"].get<double>() * job["read"]["clat_ns"]["N"].get<double>();
   CHECK(r.histogram.mean_ns() == Approx(sum / static_cast<double>(r.completed)).epsilon(0.02));
-  CHECK_NOTHROW(wb::check_result(r, wb::LoadRequest{400, 1, 0.3, 1}));
+  CHECK(r.offered_rate == Approx(2 * offered(200)));
+  CHECK_NOTHROW(wb::check_result(r, wb::LoadRequest{r.offered_rate, 1, 0.3, 1}));
 }
 
 TEST_CASE("parse_fio_json adds the reads and writes of a mixed job") {
@@ -84,7 +89,8 @@ TEST_CASE("parse_fio_json adds the reads and writes of a mixed job") {
   CHECK(reads > 0);
   CHECK(writes > 0);
   CHECK(r.completed == reads + writes);
-  CHECK_NOTHROW(wb::check_result(r, wb::LoadRequest{300, 1, 0.3, 1}));
+  CHECK(r.offered_rate == Approx(offered(210) + offered(90)));
+  CHECK_NOTHROW(wb::check_result(r, wb::LoadRequest{r.offered_rate, 1, 0.3, 1}));
 }
 
 TEST_CASE("parse_fio_json counts what fio could not issue on schedule as timeouts") {
@@ -95,6 +101,7 @@ TEST_CASE("parse_fio_json counts what fio could not issue on schedule as timeout
   const std::uint64_t issued = fio_sum(doc, "total_ios");
   CHECK(r.completed < 100000);
   CHECK(r.timeouts == static_cast<std::uint64_t>(std::llround(1e6 / 4.5)) - issued);
+  CHECK(r.offered_rate == Approx(1e6 / 4.5));
   CHECK_NOTHROW(wb::check_result(r, wb::LoadRequest{1e6 / 4.5, 1, 0.3, 1}));
 }
 
@@ -103,7 +110,7 @@ TEST_CASE("parse_fio_json skips fio's notes before the JSON document") {
   REQUIRE(text.rfind("note:", 0) == 0);
   const wb::LoadResult r = wb::parse_fio_json(text, fio_run(100));
   CHECK(r.completed == fio_sum(fio_doc(text), "clat_ns", "N"));
-  CHECK_NOTHROW(wb::check_result(r, wb::LoadRequest{100, 1, 0.3, 1}));
+  CHECK_NOTHROW(wb::check_result(r, wb::LoadRequest{offered(100), 1, 0.3, 1}));
 }
 
 TEST_CASE("parse_fio_json counts I/Os slower than the timeout as timeouts, as wbload does") {
@@ -114,7 +121,7 @@ TEST_CASE("parse_fio_json counts I/Os slower than the timeout as timeouts, as wb
   CHECK(r.timeouts > 0);
   CHECK(r.completed + r.timeouts == all.completed);
   CHECK(static_cast<double>(r.histogram.max_ns()) <= median_s * 1e9);
-  CHECK_NOTHROW(wb::check_result(r, wb::LoadRequest{400, 1, 0.3, median_s}));
+  CHECK_NOTHROW(wb::check_result(r, wb::LoadRequest{2 * offered(200), 1, 0.3, median_s}));
 }
 
 TEST_CASE("parse_fio_json counts failed and dropped I/Os as errors") {
@@ -159,6 +166,16 @@ TEST_CASE("parse_fio_json names the field of an impossible fio output") {
   j = good;
   j.erase("global options");
   check_fio_rejects(j, run, "rate_iops: missing");
+  j = good;
+  j["global options"]["rate_iops"] = "0";  // fio's "no limit": nothing was offered at a rate
+  check_fio_rejects(j, run, "none (no limit)");
+  j["global options"]["rate_iops"] = "2000000";
+  check_fio_rejects(j, run, "'2000000' is not whole I/O rates");
+  // 60 jobs at fio's highest rate: 1.2e8 I/Os per second in all, beyond any trial's rate.
+  j = good;
+  j["global options"]["rate_iops"] = "1000000";
+  for (int k = 0; k < 58; ++k) j["jobs"].push_back(good["jobs"][0]);
+  check_fio_rejects(j, run, "more than 1e+08");
 }
 
 TEST_CASE("the fio adapter splits λ over jobs and directions and sets the window") {
@@ -187,6 +204,31 @@ TEST_CASE("the fio adapter splits λ over jobs and directions and sets the windo
   CHECK(adapter->argv(run)[1] == "--rate_iops=29411");
   run.rate = 0.2;
   CHECK_THROWS_WITH(adapter->argv(run), Catch::Contains("below fio's least rate"));
+}
+
+TEST_CASE("the fio adapter states the rate fio's whole-µs schedule offers, as fio's output does") {
+  wb::WorkloadConfig w;
+  w.generator = wb::GeneratorKind::kFio;
+  w.args = {"--name=wb", "--rw=randread", "--numjobs={jobs}"};
+  auto adapter = wb::make_generator_adapter(w);
+  wb::GeneratorRun run;
+  run.program = "fio";
+  run.values = {{"jobs", "2"}};
+  // 40,000/s a job lies between the gaps of 25 µs (40,816/s) and 26 µs (39,216/s): 2 % either way,
+  // more than Poisson noise over a 3 s trial, so the trial is checked against what fio offers.
+  run.rate = 80000;
+  CHECK(adapter->argv(run)[1] == "--rate_iops=38461");
+  CHECK(adapter->offered_rate(run) == Approx(2 * offered(38461)));
+  CHECK(adapter->offered_rate(run) == Approx(2e6 / 25.5));
+  run.values = {{"jobs", "1"}};
+  run.rate = 100;
+  CHECK(adapter->offered_rate(run) == Approx(offered(100)));
+  CHECK(adapter->offered_rate(run) == Approx(100).epsilon(1e-3));
+  // The fixture's own schedule: what the adapter states is what the parsed output says was offered.
+  w.args = {"--name=wb", "--rw=randread", "--bs=4k", "--iodepth=4", "--numjobs=2"};
+  run = fio_run(400);
+  CHECK(wb::make_generator_adapter(w)->offered_rate(run) ==
+        Approx(wb::parse_fio_json(fio_fixture("randread"), run).offered_rate));
 }
 
 TEST_CASE("the fio adapter refuses arguments that set what workbench owns") {

@@ -315,3 +315,33 @@ TEST_CASE("[[sut.files]]: an unknown placeholder or an unreadable template is on
                     Catch::Contains(":sut.files[0].path: ") && Catch::Contains("{prot} has no value"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("fake testbed: [workload] cpus runs each generator under taskset, per sample when a template") {
+  auto with_cpus = [](const std::string& cpus) {
+    std::string text = kConfig;
+    text.replace(text.find("deadline_slack_s = 1\n"), 21,
+                 fmt::format("deadline_slack_s = 1\ncpus = \"{}\"\n", cpus));
+    return text;
+  };
+  Bench b;
+  b.config = Config::parse(with_cpus("{threads}"), "fake.toml");
+  auto runner = b.runner();
+  runner.run(threads(2), 100, 10, 0);
+  runner.run(threads(4), 100, 10, 1);
+  for (const char* g : {"g1", "g2"}) {
+    const auto argv = started(*b.log, g);
+    REQUIRE(argv.size() == 2);
+    CHECK(argv[0].rfind("taskset --cpu-list 2 /opt/wb/wbload --protocol rpc", 0) == 0);
+    CHECK(argv[1].rfind("taskset --cpu-list 4 /opt/wb/wbload", 0) == 0);
+  }
+  CHECK(started(*b.log, "s") ==
+        std::vector<std::string>{"server --threads 2 --port 7000", "server --threads 4 --port 7000"});
+  // A fixed list that taskset would refuse is the config's error, with its line and key.
+  CHECK_THROWS_WITH(
+      parse_testbed(Config::parse(with_cpus("1;2"), "fake.toml")),
+      Catch::Contains("fake.toml:") && Catch::Contains(":workload.cpus: '1;2' is not a CPU list"));
+  CHECK_NOTHROW(parse_testbed(Config::parse(with_cpus("0-1,3"), "fake.toml")));
+  // A template is checked at every level of the factors it names, before any trial.
+  CHECK_THROWS_WITH(parse_testbed(Config::parse(with_cpus("0-{threads}x"), "fake.toml")),
+                    Catch::Contains(":workload.cpus: threads=2: '0-2x' is not a CPU list"));
+}

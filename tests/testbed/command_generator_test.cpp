@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "testbed_support.hpp"
 #include "tests/support/workbench_cli.hpp"
@@ -21,8 +22,10 @@ namespace {
 
 using wb::test::kWorkbench;
 
-// The testbed; `output` is the [workload.output] table's body, `extra` more client arguments.
-std::string command_testbed(int port, const std::string& output, const std::string& extra = "") {
+// The testbed; `output` is the [workload.output] table's body, `extra` more client arguments,
+// `workload` more [workload] keys.
+std::string command_testbed(int port, const std::string& output, const std::string& extra = "",
+                            const std::string& workload = "") {
   return fmt::format(R"([testbed]
 name = "redis-sleep"
 
@@ -47,10 +50,11 @@ target = "127.0.0.1:{{port}}"
 connections = 8
 warmup_s = 0.3
 timeout_s = 1
-
+{workload}
 [workload.output]
 {output})",
                      fmt::arg("port", port), fmt::arg("output", output), fmt::arg("extra", extra),
+                     fmt::arg("workload", workload),
                      fmt::arg("script", std::string(WB_SOURCE_DIR) + "/tests/testbed/redis_ping_gen.py"));
 }
 
@@ -142,5 +146,30 @@ TEST_CASE("command generator: an HdrHistogram interval log read through format =
   // Every request sleeps 10 ms in redis; the log's values are microseconds.
   CHECK(std::atof(wb::test::query(store, "SELECT min(mean_ms) FROM trials").c_str()) >= 10.0);
   CHECK(std::atof(wb::test::query(store, "SELECT max(mean_ms) FROM trials").c_str()) < 1000.0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("command generator: [workload] cpus pins the generator process to those CPUs") {
+  REQUIRE(std::thread::hardware_concurrency() >= 2);  // else no list excludes a CPU
+  fs::path dir = wb::test::fresh_dir("command-gen-cpus");
+  int port = wb::test::free_port();
+  fs::path store = dir / "s.db";
+  // The client exits 1 unless its affinity is exactly CPU 0.
+  auto trial = [&](const std::string& workload) {
+    fs::path config = dir / "redis.toml";
+    std::ofstream(config) << command_testbed(port, kOutput, " --require-cpus 0", workload);
+    return wb::test::run_to_exit({kWorkbench, "trial", "--config", config.string(), "--store", store.string(),
+                                  "--rate", "20", "--trials", "2", "--runlength", "1"},
+                                 120s);
+  };
+  auto pinned = trial("cpus = \"0\"\n");
+  INFO(pinned.err);
+  CHECK(pinned.exit_code == 0);
+  CHECK(wb::test::query(store, "SELECT count(*) FROM trials") == "2");
+  auto unpinned = trial("");
+  CHECK(unpinned.exit_code != 0);
+  CHECK_THAT(unpinned.err, Catch::Contains("runs on CPUs [0, 1"));
+  CHECK(wb::test::query(store, "SELECT count(*) FROM trials") == "2");
+  CHECK(wb::test::count_processes(fmt::format("--port {} ", port)) == 0);
   fs::remove_all(dir);
 }

@@ -132,3 +132,43 @@ TEST_CASE("a fio argument that sets what workbench owns is refused with file, li
   CHECK_FALSE(fs::exists(fio_scratch(port)));
   fs::remove_all(dir);
 }
+
+TEST_CASE("with [workload] trace = true a fio trial stores its I/Os as a trace of the shared file") {
+  fs::path dir = wb::test::fresh_dir("fio_trace");
+  fs::path store = dir / "fio.db";
+  const int port = wb::test::free_port();
+  std::string config = fio_config(
+      dir, port,
+      {{"256m", "32m"}, {"--size=256m", "--size=32m"}, {"[workload]\n", "[workload]\ntrace = true\n"}});
+  auto r = wb::test::run_to_exit(
+      {kWorkbench, "trial", "--config", config, "--store", store.string(), "--set",
+       "iodepth=4,numjobs=2,bs=4k", "--rate", "200", "--runlength", "2", "--trials", "2"},
+      120s);
+  INFO(r.err);
+  CHECK((r.exit_code == 0 || r.exit_code == 1));  // 1: the expectation model disagreed
+  // Every completed I/O of the window is one line (fio logs no ramp), a 4 KiB read inside the file.
+  CHECK(wb::test::query(store, "SELECT count(*) FROM trial_traces") == "2");
+  CHECK(wb::test::query(store,
+                        "SELECT count(*) FROM trial_traces x JOIN trials t ON t.id = x.trial_id "
+                        "WHERE x.ops < t.completed * 0.9 OR x.ops > t.completed * 1.1") == "0");
+  auto t = wb::test::run_to_exit(
+      {kWorkbench, "trace", "--config", config, "--store", store.string(), "--trial", "1"}, 30s);
+  REQUIRE(t.exit_code == 0);
+  std::istringstream csv(t.out);
+  std::string line;
+  std::getline(csv, line);
+  CHECK(line == "op,file,offset,size,start_s,duration_s");
+  int lines = 0;
+  while (std::getline(csv, line)) {
+    ++lines;
+    CHECK(line.rfind("read,/var/tmp/wb-fio-{port}/data,", 0) == 0);  // the file as [workload] args name it
+  }
+  CHECK(lines > 300);
+  // fio's logs are gone from the host.
+  CHECK(wb::test::count_processes(fio_scratch(port)) == 0);
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path())) {
+    const std::string name = e.path().filename().string();
+    CHECK_FALSE((name.rfind("wb-trace-", 0) == 0 && name.find("lat.") != std::string::npos));
+  }
+  fs::remove_all(dir);
+}

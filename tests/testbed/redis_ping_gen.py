@@ -7,8 +7,10 @@ import argparse
 import asyncio
 import base64
 import json
+import os
 import random
 import struct
+import sys
 import time
 import zlib
 
@@ -54,7 +56,11 @@ async def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--command", default="PING")  # an inline Redis command with a one-line reply
     p.add_argument("--output", choices=["json", "hdr-log"], default="json")
+    # A test of [workload] cpus: fail unless this process may run on exactly these CPUs.
+    p.add_argument("--require-cpus", type=lambda s: {int(c) for c in s.split(",")})
     a = p.parse_args()
+    if a.require_cpus is not None and os.sched_getaffinity(0) != a.require_cpus:
+        sys.exit(f"redis_ping_gen.py: runs on CPUs {sorted(os.sched_getaffinity(0))}, not {sorted(a.require_cpus)}")
     host, port = a.target.rsplit(":", 1)
     rng = random.Random(a.seed)
     conns = [await asyncio.open_connection(host, int(port)) for _ in range(a.connections)]
