@@ -30,7 +30,8 @@ int run_cli(int argc, char** argv) {
   std::function<int()> action;
   std::vector<Command> commands{peak_command(),   sim_command(),   hosts_command(),  map_surface_command(),
                                 whatif_command(), model_command(), report_command(), export_command(),
-                                probe_command(),  agent_command(), trial_command()};
+                                probe_command(),  agent_command(), trial_command(),  classify_command(),
+                                disk_command(),   trace_command()};
   for (auto& cmd : commands) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.help);
     auto act = cmd.setup(*sub, common);

@@ -42,5 +42,8 @@ Command export_command();
 Command probe_command();
 Command agent_command();
 Command trial_command();
+Command classify_command();
+Command disk_command();
+Command trace_command();
 
 }  // namespace wb

@@ -51,6 +51,16 @@ nlohmann::json whatif_json(const Config& config, const WhatifRequest& r, const W
                    {"saturation_rate", opt_json(finite(peak.saturation_rate))},
                    {"extrapolation", w.extrapolated}};
   if (w.learned) j["learned"] = learned_model_report(*w.learned);
+  if (const auto& st = peak.storage) {
+    j["storage"] = {{"cache_mb", st->cache_mb},
+                    {"cache_blocks", st->cache_blocks},
+                    {"read_hit_rate", st->read_hit_rate},
+                    {"block_hit_rate", st->block_hit_rate},
+                    {"disk_visits", st->disk_visits},
+                    {"disk_ms", opt_json(st->disk_ms)},
+                    {"trace_ops", st->ops}};
+    if (!st->class_attributes.empty()) j["storage"]["classes"] = st->class_attributes;
+  }
   if (w.closed) {
     // The centers as the closed workload loads them: N clients and think time Z, not λ*.
     j["closed"] = {{"clients", *r.clients},
@@ -106,6 +116,13 @@ void print_answers(const Config& config, const WhatifResult& w) {
     if (!x.note.empty()) fmt::print("  {:<12} {}\n", "", x.note);
     if (x.preferred)
       fmt::print("  {:<12} preferred: the learned answer whatif stands behind (--explain says why)\n", "");
+  }
+  if (const auto& st = peak.storage) {
+    fmt::print(
+        "  {:<12} storage: a {:g} MiB cache hits {:.1f}% of reads ({:.1f}% of blocks); {:.3f} disk I/Os "
+        "per request{}\n",
+        "", st->cache_mb, st->read_hit_rate * 100, st->block_hit_rate * 100, st->disk_visits,
+        st->disk_ms ? fmt::format(" of {:.3f} ms each", *st->disk_ms) : std::string());
   }
   if (!peak.calibrated.empty()) {
     std::string names;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "core/config_section.hpp"
@@ -101,6 +102,63 @@ void parse_attributes(ConfigSection& section, const std::vector<Factor>& factors
   attrs->finish();
 }
 
+// [model.storage] (see StorageSpec); paths are relative to the config's directory.
+void parse_storage(ConfigSection& section, const std::vector<Factor>& factors, QueueNetwork* net) {
+  auto st = section.table("storage");
+  if (!st) return;
+  if (section.path() != "model") section.fail("storage", "is read by [model] only");
+  const std::filesystem::path dir = std::filesystem::path(section.file()).parent_path();
+  // Not checked here: the trace is often recorded with this very config, after it loads.
+  auto resolve = [&](const std::string& key) {
+    std::filesystem::path p(st->string(key));
+    if (p.is_relative()) p = dir / p;
+    return p.string();
+  };
+  StorageSpec spec;
+  spec.where = section.where("storage");
+  std::vector<std::string> factor_names;
+  factor_names.reserve(factors.size());
+  for (const auto& f : factors) factor_names.push_back(f.name);
+  // "{factor}" in a path picks a file per level: a trace per workload, a disk per device ("what if
+  // this moved to an SSD?").
+  auto placeholders = [&](const std::string& key, const std::string& path) {
+    std::vector<std::string> names;
+    for (auto open = path.find('{'); open != std::string::npos; open = path.find('{', open + 1)) {
+      const auto close = path.find('}', open);
+      const std::string name = path.substr(open + 1, close == std::string::npos ? close : close - open - 1);
+      if (close == std::string::npos ||
+          std::find(factor_names.begin(), factor_names.end(), name) == factor_names.end())
+        st->fail(key, fmt::format("'{{{}}}' is not a declared factor", name));
+      names.push_back(name);
+    }
+    return names;
+  };
+  spec.trace = resolve("trace");
+  spec.trace_factors = placeholders("trace", spec.trace);
+  spec.cache_mb = parse_expr(*st, "cache_mb", st->number_or_string("cache_mb"), factor_names);
+  const double kb = st->number_or("block_kb", 4, Bounds::positive(1 << 20, "must be a size in KiB, > 0"));
+  spec.block_bytes = static_cast<std::uint64_t>(std::llround(kb * 1024));
+  if (spec.block_bytes < 1) st->fail("block_kb", "must be at least one byte");
+  spec.policy = st->string_or("policy", spec.policy);
+  if (st->has("disk")) {
+    spec.disk = resolve("disk");
+    spec.disk_factors = placeholders("disk", spec.disk);
+  }
+  if (st->has("classifier")) spec.classifier = resolve("classifier");
+  spec.warm_fraction = st->number_or("warm_fraction", spec.warm_fraction,
+                                     Bounds::non_negative(0.9, "must be a share from 0 to 0.9"));
+  st->finish();
+  net->storage = std::move(spec);
+}
+
+bool names_storage_attribute(const QueueNetwork& net, const Expr& e) {
+  if (!net.storage) return false;
+  const auto& names = storage_attribute_names();
+  return std::any_of(e.factors().begin(), e.factors().end(), [&](const std::string& f) {
+    return std::find(names.begin(), names.end(), f) != names.end();
+  });
+}
+
 // What an expression of a center must evaluate to, for every sample the config can name.
 struct ExprRule {
   double low;   // exclusive when `whole` is false, else inclusive
@@ -125,6 +183,8 @@ constexpr std::size_t kMaxCombinations = 100000;
 // gives no value are skipped; QueueNetwork::with_attributes() reports them where needed.
 void check_every_level(ConfigSection& t, const std::string& key, const Expr& e,
                        const std::vector<Factor>& factors, const QueueNetwork& net, const ExprRule& rule) {
+  // Storage attributes come from a trace replay per sample: effective_model() checks those.
+  if (names_storage_attribute(net, e)) return;
   std::vector<const Factor*> varied;
   auto vary = [&](const std::string& name) {
     for (const auto& f : factors) {
@@ -223,8 +283,12 @@ QueueNetwork parse_queue_network(ConfigSection& section, const std::vector<Facto
   for (const auto& f : factors) factor_names_in.push_back(f.name);
   QueueNetwork net;
   parse_attributes(section, factors, &net);
+  parse_storage(section, factors, &net);
   std::vector<std::string> factor_names = factor_names_in;
   for (const auto& a : net.attributes) factor_names.push_back(a.name);
+  if (net.storage) {
+    for (const auto& n : storage_attribute_names()) factor_names.push_back(n);
+  }
   auto tables = section.table_array("center");
   if (tables.empty()) section.fail("center", "at least one [[" + section.path() + ".center]] is required");
   for (auto& t : tables) {

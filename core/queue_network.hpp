@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,11 +47,38 @@ struct WorkloadAttribute {
   std::string where;  // "FILE:LINE:model.attributes.FACTOR.NAME", for errors
 };
 
+// [model.storage]: the storage what-if modules [001 §III-C.6-7] (models/storage_whatif.hpp) give the
+// network's expressions three derived attributes per sample, from a recorded I/O trace replayed
+// through a cache of `cache_mb` and, when `disk` names a calibration, the four-parameter disk:
+//   {cache_hit_rate}  share of the trace's reads whose every block hits
+//   {disk_visits}     disk I/Os per request: reads with a missed block and all writes, over all ops
+//   {disk_ms}         mean disk service per such I/O, ms (only with `disk`)
+// With `classifier`, the trace's I/O class shares (models/io_classify.hpp) go to Z-CART as
+// <class>_fraction attributes.
+// Core only parses it; experiment/expectation.cpp evaluates it.
+struct StorageSpec {
+  std::string trace;  // CSV trace (models/io_trace.hpp), absolute path; may name factors ("{mix}.csv")
+  std::vector<std::string> trace_factors;  // the factors `trace` names
+  Expr cache_mb;                           // cache size in MiB, an expression of factors
+  std::uint64_t block_bytes = 4096;
+  std::string policy = "lru";
+  std::string disk;  // disk calibration JSON, absolute path, or ""; may name factors ("{disk}.json")
+  std::vector<std::string> disk_factors;  // the factors `disk` names
+  std::string classifier;                 // `workbench classify calibrate`'s JSON, absolute path, or ""
+  double warm_fraction = 0.5;             // share of the trace replayed only to fill the cache
+  std::string where;                      // "FILE:LINE:model.storage", for errors
+};
+inline const std::vector<std::string>& storage_attribute_names() {
+  static const std::vector<std::string> kNames{"cache_hit_rate", "disk_visits", "disk_ms"};
+  return kNames;
+}
+
 // An open queue network: the shared description behind the expectation model ([model]) and the
 // simulated testbed ([sim]). Requests visit the non-pool centers in declaration order.
 struct QueueNetwork {
   std::vector<ServiceCenter> centers;
   std::vector<WorkloadAttribute> attributes;
+  std::optional<StorageSpec> storage;  // [model.storage]; its attributes are added by the caller
 
   const ServiceCenter* find(const std::string& name) const;
 

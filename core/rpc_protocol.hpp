@@ -4,12 +4,14 @@
 //
 // Every message is a frame: a 4-byte big-endian length L of what follows, then L bytes.
 //
-// Request body (kRequestBodySize = 16 bytes, then `payload` bytes for writes):
+// Request body (kRequestBodySize = 32 bytes, then `payload` bytes for writes):
 //   u8  op        Op below
 //   u8  flags     bit 0: sequential access (cheaper disk service than random)
 //   u16 reserved  0
 //   u32 size      bytes read or written by the operation
 //   u64 id        chosen by the client, echoed in the response
+//   u64 file      which file the operation touches (the mix's key); a server's cache indexes by it
+//   u64 offset    byte offset in that file of the first byte read or written
 //   [size bytes of data for kWrite]
 //
 // Response body (kResponseHeaderSize = 12 bytes, then data):
@@ -39,7 +41,7 @@ enum class Status : std::uint8_t { kOk = 0, kError = 1, kBadRequest = 2 };
 
 constexpr std::uint8_t kFlagSequential = 1;
 constexpr std::size_t kLengthSize = 4;
-constexpr std::size_t kRequestBodySize = 16;
+constexpr std::size_t kRequestBodySize = 32;
 constexpr std::size_t kResponseHeaderSize = 12;
 constexpr std::uint32_t kMaxFrame = 64u << 20;  // larger frames are a protocol error
 
@@ -48,6 +50,8 @@ struct Request {
   std::uint8_t flags = 0;
   std::uint32_t size = 0;
   std::uint64_t id = 0;
+  std::uint64_t file = 0;
+  std::uint64_t offset = 0;
 };
 
 inline void put_u32(std::uint8_t* p, std::uint32_t v) {
@@ -76,6 +80,8 @@ inline std::array<std::uint8_t, kLengthSize + kRequestBodySize> encode_request(c
   b[5] = r.flags;
   put_u32(b.data() + 8, r.size);
   put_u64(b.data() + 12, r.id);
+  put_u64(b.data() + 20, r.file);
+  put_u64(b.data() + 28, r.offset);
   return b;
 }
 
@@ -86,6 +92,8 @@ inline Request decode_request(const std::uint8_t* body) {
   r.flags = body[1];
   r.size = get_u32(body + 4);
   r.id = get_u64(body + 8);
+  r.file = get_u64(body + 16);
+  r.offset = get_u64(body + 24);
   return r;
 }
 

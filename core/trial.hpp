@@ -22,6 +22,9 @@ struct TrialResult {
   // served during the trial, warm-up included. Empty when the SUT does not report stages (other servers,
   // the simulated testbed) or its statistics could not be read.
   std::map<std::string, double> stage_ms;
+  // The trial's per-operation I/O trace, CSV as models/io_trace.hpp reads it ([workload] trace =
+  // true), generators' records merged; empty otherwise. Stored with the trial.
+  std::string io_trace;
 };
 
 // Throws Error naming the field ("trial.mean_ms: -20000 ...") unless `t` is a possible measurement:

@@ -13,6 +13,7 @@
 #include "core/config.hpp"
 #include "models/closed_model.hpp"
 #include "models/open_network.hpp"
+#include "models/storage_whatif.hpp"
 
 namespace wb {
 
@@ -37,9 +38,15 @@ const CalibratedDemand* applicable_calibration(const QueueNetwork& net, const Se
 // replaced by constants. Also returns the sample with attribute values (what the solver needs).
 struct EffectiveModel {
   QueueNetwork network;
-  Sample sample;                        // the sample plus workload attributes
-  std::vector<std::string> calibrated;  // centers whose demand came from a calibration
+  Sample sample;                         // the sample plus workload attributes
+  std::vector<std::string> calibrated;   // centers whose demand came from a calibration
+  std::optional<StorageAnswer> storage;  // [model.storage]'s answer for this sample
 };
+
+// [model.storage]'s answer for `sample` (its trace replayed at the sample's cache_mb), or none
+// without [model.storage]. The trace is read once per process. Throws InputError naming the
+// section for an unreadable trace or disk calibration, or a cache size that is not one.
+std::optional<StorageAnswer> storage_answer(const QueueNetwork& net, const Sample& sample);
 EffectiveModel effective_model(const Config& config, const Sample& sample,
                                const std::vector<CalibratedDemand>& calibrations);
 
@@ -56,6 +63,7 @@ struct PeakExpectation {
   double region_low = 0, region_high = 0;
   OpenResult at;  // the network solved at `at.lambda` (λ*, or the asked rate)
   std::vector<std::string> calibrated;
+  std::optional<StorageAnswer> storage;  // what [model.storage] gave the network
 };
 
 // λ* and λ_max for `sample`; `at` is solved at `rate` if given, else at λ* (at 0 if λ* is

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "experiment/expectation.hpp"
 #include "harness/mix_figures.hpp"
+#include "models/io_classify.hpp"
 #include "models/open_network.hpp"
 
 namespace wb {
@@ -18,7 +19,13 @@ constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 
 // The factors an expression names, attributes traced back to the factor that selects them.
 void add_expr_factors(const QueueNetwork& net, const Expr& e, std::set<std::string>* out) {
+  const auto& storage_names = storage_attribute_names();
   for (const auto& name : e.factors()) {
+    if (net.storage && std::find(storage_names.begin(), storage_names.end(), name) != storage_names.end()) {
+      add_expr_factors(net, net.storage->cache_mb, out);  // the cache size's and the disk's factors
+      out->insert(net.storage->disk_factors.begin(), net.storage->disk_factors.end());
+      continue;
+    }
     auto attr = std::find_if(net.attributes.begin(), net.attributes.end(),
                              [&](const WorkloadAttribute& a) { return a.name == name; });
     out->insert(attr == net.attributes.end() ? name : attr->factor);
@@ -111,7 +118,37 @@ ZCartAttributes::ZCartAttributes(const Config& config) : config_(&config) {
     add(Attribute{pool->name + "_per_" + c.name, AttributeKind::kNumeric, {}}, in_factor_order(config, both));
     if (schema_.size() > n) ratios_.emplace_back(pool->name, c.name);
   }
-  if (!derived_) return;
+  if (derived_) add_lambda_max(depends);
+  // [model.storage]'s predictions for the sample: the shares of operations the cache answers and
+  // the disk gets (the I/O classes a trace's classification would find), and the disk's time.
+  if (model->storage) {
+    std::set<std::string> own;
+    add_expr_factors(*model, model->storage->cache_mb, &own);
+    const std::size_t n = schema_.size();
+    add(Attribute{"cache_hit_rate", AttributeKind::kNumeric, {}}, in_factor_order(config, own));
+    add(Attribute{"disk_visits", AttributeKind::kNumeric, {}}, in_factor_order(config, own));
+    storage_ = schema_.size() == n + 2;
+    if (!storage_) schema_.resize(n), depends_.resize(n);
+    // The classified trace's I/O class shares, when the trace differs between samples.
+    const StorageSpec& spec = *model->storage;
+    if (storage_ && !spec.classifier.empty() && !spec.trace_factors.empty()) {
+      try {
+        const std::set<std::string> by(spec.trace_factors.begin(), spec.trace_factors.end());
+        const IoClassifier classifier = read_classifier(spec.classifier);
+        for (const auto& c : classifier.classes()) {
+          const std::size_t k = schema_.size();
+          add(Attribute{c.name + "_fraction", AttributeKind::kNumeric, {}}, in_factor_order(config, by));
+          if (schema_.size() > k) class_attributes_.push_back(c.name + "_fraction");
+        }
+      } catch (const InputError&) {  // unreadable: whatif names the file; the tree does without
+      }
+    }
+  }
+}
+
+void ZCartAttributes::add_lambda_max(const std::vector<std::string>& depends) {
+  const auto& model = config_->model();
+  const Config& config = *config_;
   // C_lambda_max: the rate at which center C saturates (λ* over its utilization at λ*), for each
   // queueing center whose capacity depends on a factor. A pool's depends on the centers it holds.
   for (const auto& c : model->centers) {
@@ -159,7 +196,7 @@ std::optional<std::vector<double>> ZCartAttributes::compute(const Sample& sample
     if (!std::isfinite(v)) return std::nullopt;
     out.push_back(v);
   }
-  if (!derived_ && ratios_.empty() && lambda_max_.empty()) return out;
+  if (!derived_ && ratios_.empty() && lambda_max_.empty() && !storage_) return out;
   try {
     EffectiveModel m = effective_model(config, sample, {});
     const double peak = predicted_peak(m.network, m.sample, config.peak().r_sat_ms);
@@ -186,6 +223,16 @@ std::optional<std::vector<double>> ZCartAttributes::compute(const Sample& sample
       const double u = center(name).utilization;
       if (!(u > 0)) return std::nullopt;
       out.push_back(peak / u);
+    }
+    if (storage_) {
+      if (!m.storage) return std::nullopt;
+      out.push_back(m.storage->read_hit_rate);
+      out.push_back(m.storage->disk_visits);
+      for (const auto& name : class_attributes_) {
+        auto it = m.storage->class_attributes.find(name);
+        if (it == m.storage->class_attributes.end()) return std::nullopt;
+        out.push_back(it->second);
+      }
     }
   } catch (const Error&) {
     return std::nullopt;  // unsolvable for this sample: no prior, nothing for Z-CART to correct

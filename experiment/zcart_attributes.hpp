@@ -9,7 +9,9 @@
 //     bottleneck (categorical: the most utilized center at λ*), bottleneck_util, P_per_C (tokens
 //     of pool P per server of C within P, both factor-dependent, e.g. nfsd_per_disk), and
 //     C_lambda_max (the rate at which queueing center C saturates, when its capacity depends on a
-//     factor, e.g. disk_lambda_max).
+//     factor, e.g. disk_lambda_max);
+//   - with [model.storage]: cache_hit_rate and disk_visits, its replay's predictions for the sample,
+//     and with a classifier and a trace per level ("{mix}.csv") each I/O class's <class>_fraction.
 // Names already taken and workload attributes equal at every level are left out. Not thread-safe
 // (encode() caches); one per thread.
 #include <map>
@@ -41,6 +43,7 @@ class ZCartAttributes {
 
  private:
   void add(Attribute a, std::vector<std::string> depends);
+  void add_lambda_max(const std::vector<std::string>& depends);
   std::optional<std::vector<double>> compute(const Sample& sample) const;
 
   const Config* config_;
@@ -56,6 +59,8 @@ class ZCartAttributes {
   bool derived_ = false;                                     // expected_peak, bottleneck, bottleneck_util
   std::vector<std::pair<std::string, std::string>> ratios_;  // (pool, center) for P_per_C
   std::vector<std::string> lambda_max_;                      // centers with a C_lambda_max attribute
+  bool storage_ = false;                                     // cache_hit_rate, disk_visits
+  std::vector<std::string> class_attributes_;                // "<class>_fraction" of the sample's trace
   mutable std::map<std::string, std::optional<std::vector<double>>> cache_;  // by sample key
 };
 

@@ -7,13 +7,16 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include "core/error.hpp"
 #include "harness/shell_quote.hpp"
 #include "harness/sut_files.hpp"
 #include "harness/sut_stage_stats.hpp"
+#include "models/io_trace.hpp"
 #include "workloads/result.hpp"
 
 namespace wb {
@@ -213,6 +216,13 @@ std::optional<nlohmann::json> RealTrialRunner::sut_stats(bool reset) {
   }
 }
 
+// Where wbload writes this generator's trace on its host; the runner reads and removes it.
+std::string RealTrialRunner::trace_path(const Host& h, std::uint64_t trial_index,
+                                        std::size_t generator_index) const {
+  const std::string name = fmt::format("wb-trace-{}-{}-{}.csv", ::getpid(), trial_index, generator_index);
+  return h.config->local ? (fs::temp_directory_path() / name).string() : h.config->workdir + "/" + name;
+}
+
 std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sample, double rate,
                                                       double runlength_s, std::uint64_t trial_index,
                                                       std::size_t generator_index) {
@@ -259,9 +269,25 @@ std::vector<std::string> RealTrialRunner::wbload_argv(Host& h, const Sample& sam
     }
     argv.insert(argv.end(), {"--mix", path});
   }
+  if (w.trace) argv.insert(argv.end(), {"--trace", trace_path(h, trial_index, generator_index)});
   for (const auto& a : w.args) {
     for (auto& word : expand_command_template(a, values)) argv.push_back(word);
   }
+  return argv;
+}
+
+std::vector<std::string> RealTrialRunner::pinned(Host& h, const Sample& sample,
+                                                 std::vector<std::string> argv) {
+  const WorkloadConfig& w = testbed_.workload;
+  if (w.cpus.empty()) return argv;
+  std::string list;
+  try {
+    list = cpu_list_from(w.cpus, values_for(h, sample));
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("[workload] cpus for {}: {}", sample.key(), e.what()));
+  }
+  // taskset sets the affinity and execs the generator: the same process, group and deadline.
+  argv.insert(argv.begin(), {"taskset", "--cpu-list", list});
   return argv;
 }
 
@@ -287,6 +313,10 @@ GeneratorRun RealTrialRunner::generator_run(Host& h, const Sample& sample, doubl
   run.connections = w.connections_for(run.values);
   run.threads = w.threads;
   run.seed = options_.seed * 1000003 + trial_index * 101 + generator_index;
+  if (w.trace && w.generator == GeneratorKind::kFio) {
+    run.trace_prefix = trace_path(h, trial_index, generator_index);
+    run.trace_prefix.resize(run.trace_prefix.size() - 4);  // no ".csv": fio adds _lat.<job>.log
+  }
   add_run_values(run);
   return run;
 }
@@ -319,10 +349,14 @@ std::vector<RealTrialRunner::Generator> RealTrialRunner::run_generators(const Sa
       Host& h = host(w.hosts[i]);
       if (adapter_) {
         GeneratorRun run = generator_run(h, sample, share, runlength_s, trial_index, i);
-        CommandSpec spec{adapter_->argv(run), {}, {}, ms(limit_s + adapter_->extra_time_s(run))};
+        CommandSpec spec{
+            pinned(h, sample, adapter_->argv(run)), {}, {}, ms(limit_s + adapter_->extra_time_s(run))};
         gens.push_back(Generator{&h, h.executor->start(spec), std::nullopt, std::move(run)});
       } else {
-        CommandSpec spec{wbload_argv(h, sample, share, runlength_s, trial_index, i), {}, {}, ms(limit_s)};
+        CommandSpec spec{pinned(h, sample, wbload_argv(h, sample, share, runlength_s, trial_index, i)),
+                         {},
+                         {},
+                         ms(limit_s)};
         gens.push_back(Generator{&h, h.executor->start(spec), std::nullopt, std::nullopt});
       }
     }
@@ -375,8 +409,14 @@ std::vector<LoadResult> RealTrialRunner::gather(const std::vector<Generator>& ge
       throw Error(fmt::format("{} on {} printed an unreadable or impossible result: {} (output: {})", program,
                               where, e.what(), output_tail(r.out, 120)));
     }
+    // Checked against what the program's schedule offers, which its rounding may set apart from
+    // the share asked (the trial keeps the asked rate: the search's loads are those).
+    const double offered = adapter_ ? adapter_->offered_rate(*g.run) : share;
+    if (options_.log && std::fabs(offered - share) > 0.01 * share)
+      options_.log(fmt::format("{} on {} offers {:.1f}/s for the {:.1f}/s asked (its own rate rounding)",
+                               program, where, offered, share));
     try {
-      check_result(parts.back(), LoadRequest{share, runlength_s, w.warmup_s, w.timeout_s});
+      check_result(parts.back(), LoadRequest{offered, runlength_s, w.warmup_s, w.timeout_s});
     } catch (const InputError& e) {
       stop_sut();
       throw Error(fmt::format("{} on {} printed an impossible result: {}", program, where, e.what()));
@@ -413,6 +453,129 @@ TrialResult trial_from(const LoadResult& m, double rate, double runlength_s) {
 
 }  // namespace
 
+namespace {
+
+// The file fio's jobs share when [workload] args say --filename=X (as written there), or "".
+std::string fio_filename(const WorkloadConfig& w) {
+  for (const auto& a : w.args) {
+    if (a.rfind("--filename=", 0) == 0) return a.substr(11);
+  }
+  return "";
+}
+
+// fio's per-job latency logs as the runner's shell loop prints them ("== PATH" then the log): one
+// file name for all jobs when [workload] args name one (--filename=...), else one per job.
+std::vector<IoOp> fio_trace_ops(const std::string& out, const std::string& host,
+                                const std::string& filename) {
+  std::vector<IoOp> ops;
+  std::istringstream in(out);
+  std::string line, current, body;
+  auto flush = [&] {
+    if (current.empty()) return;
+    const auto dot = current.rfind(".log");
+    const auto job_dot = current.rfind('.', dot - 1);
+    const std::string job = current.substr(job_dot + 1, dot - job_dot - 1);
+    std::istringstream log(body);
+    auto part = read_fio_lat_log(log, host + ":" + current, filename.empty() ? "job" + job : filename);
+    ops.insert(ops.end(), part.begin(), part.end());
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("== ", 0) == 0) {
+      flush();
+      current = line.substr(3);
+      body.clear();
+    } else {
+      body += line + "\n";
+    }
+  }
+  flush();
+  return ops;
+}
+
+}  // namespace
+
+// A failed trial's traces, best effort: nothing of them is kept.
+void RealTrialRunner::remove_traces(std::uint64_t trial_index) noexcept {
+  const WorkloadConfig& w = testbed_.workload;
+  for (std::size_t i = 0; i < w.hosts.size(); ++i) {
+    try {
+      Host& h = host(w.hosts[i]);
+      const std::string path = trace_path(h, trial_index, i);
+      const std::string prefix = path.substr(0, path.size() - 4);
+      (void)h.executor->run(
+          CommandSpec{{"sh", "-c", "rm -f \"$1\" \"$2\"_lat.*.log \"$2\"_clat.*.log \"$2\"_slat.*.log", "sh",
+                       path, prefix},
+                      {},
+                      {},
+                      30s});
+    } catch (...) {  // the host may be what failed
+    }
+  }
+}
+
+std::string RealTrialRunner::collect_traces(const std::vector<LoadResult>& parts, std::uint64_t trial_index) {
+  const WorkloadConfig& w = testbed_.workload;
+  std::string merged;
+  std::size_t ops = 0;
+  for (std::size_t i = 0; i < w.hosts.size(); ++i) {
+    Host& h = host(w.hosts[i]);
+    const std::string path = trace_path(h, trial_index, i);
+    const bool fio = w.generator == GeneratorKind::kFio;
+    const std::string program = generator_name(w.generator);
+    CommandResult r;
+    if (fio) {
+      // Each job's log, headed by its name; then every log fio wrote for this run goes.
+      const std::string prefix = path.substr(0, path.size() - 4);
+      r = h.executor->run(CommandSpec{
+          {"sh", "-c",
+           "for f in \"$1\"_lat.*.log; do [ -e \"$f\" ] || exit 3; echo \"== $f\"; cat \"$f\"; done", "sh",
+           prefix},
+          {},
+          {},
+          60s});
+      (void)h.executor->run(CommandSpec{
+          {"sh", "-c", "rm -f \"$1\"_lat.*.log \"$1\"_clat.*.log \"$1\"_slat.*.log", "sh", prefix},
+          {},
+          {},
+          30s});
+    } else {
+      r = h.executor->run(CommandSpec{{"cat", path}, {}, {}, 60s});
+      (void)h.executor->run(CommandSpec{{"rm", "-f", path}, {}, {}, 30s});
+    }
+    if (!r.ok()) {
+      stop_sut();
+      throw Error(
+          fmt::format("{} on {} left no trace at {}: {}", program, h.config->name, path, output_tail(r.err)));
+    }
+    std::vector<IoOp> got;
+    try {
+      got = fio ? fio_trace_ops(r.out, h.config->name, fio_filename(w)) : [&] {
+        std::istringstream in(r.out);
+        return read_io_trace(in, fmt::format("{}:{}", h.config->name, path));
+      }();
+    } catch (const InputError& e) {
+      stop_sut();
+      throw Error(fmt::format("{} on {} wrote an unreadable trace: {}", program, h.config->name, e.what()));
+    }
+    if (fio) {
+      std::ostringstream csv;
+      write_io_trace(csv, got);
+      r.out = csv.str();
+    }
+    // Counted operations only: never more than the part says were sent.
+    if (got.size() > parts[i].sent) {
+      stop_sut();
+      throw Error(fmt::format("{} on {} traced {} operations but sent {}", program, h.config->name,
+                              got.size(), parts[i].sent));
+    }
+    ops += got.size();
+    const std::size_t body = merged.empty() ? 0 : r.out.find('\n') + 1;
+    merged.append(r.out, body, std::string::npos);
+  }
+  if (options_.log) options_.log(fmt::format("trace: {} operations", ops));
+  return merged;
+}
+
 TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runlength_s,
                                  std::uint64_t trial_index) {
   auto started = Clock::now();
@@ -425,8 +588,14 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
   // The counters start at zero with this trial's load (not the previous trial's, nor the wait
   // for readiness).
   const bool stages = sut_reports_stages(testbed_) && sut_stats(true).has_value();
-  std::vector<LoadResult> parts =
-      gather(run_generators(sample, share, runlength_s, trial_index, limit_s), share, runlength_s, limit_s);
+  std::vector<LoadResult> parts;
+  try {
+    parts =
+        gather(run_generators(sample, share, runlength_s, trial_index, limit_s), share, runlength_s, limit_s);
+  } catch (...) {
+    if (w.trace) remove_traces(trial_index);
+    throw;
+  }
   if (auto dead = sut_->wait(0ms)) {
     std::string why = output_tail(dead->err);
     sut_.reset();
@@ -434,6 +603,7 @@ TrialResult RealTrialRunner::run(const Sample& sample, double rate, double runle
     throw Error(fmt::format("the SUT exited during the trial (exit {}): {}", dead->exit_status, why));
   }
   TrialResult t = trial_from(merge_results(parts), rate, runlength_s);
+  if (w.trace) t.io_trace = collect_traces(parts, trial_index);
   if (stages) {
     if (auto stats = sut_stats(false)) {
       try {

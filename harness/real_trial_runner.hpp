@@ -81,11 +81,16 @@ class RealTrialRunner final : public TrialRunner {
   void wait_ready(Host& sut_host, const std::map<std::string, std::string>& values);
   std::map<std::string, std::string> values_for(Host& h, const Sample& sample);
   std::optional<nlohmann::json> sut_stats(bool reset);
+  std::string trace_path(const Host& h, std::uint64_t trial_index, std::size_t generator_index) const;
+  std::string collect_traces(const std::vector<LoadResult>& parts, std::uint64_t trial_index);
+  void remove_traces(std::uint64_t trial_index) noexcept;
   std::vector<std::string> wbload_argv(Host& h, const Sample& sample, double rate, double runlength_s,
                                        std::uint64_t trial_index, std::size_t generator_index);
   // What an adapted generator (not wbload) on `h` is asked to do.
   GeneratorRun generator_run(Host& h, const Sample& sample, double rate, double runlength_s,
                              std::uint64_t trial_index, std::size_t generator_index);
+  // argv behind `taskset --cpu-list L` when [workload] cpus gives L for the sample.
+  std::vector<std::string> pinned(Host& h, const Sample& sample, std::vector<std::string> argv);
   struct Generator;
   // Starts wbload on every generator host and waits for all of them (Interrupted stops them).
   std::vector<Generator> run_generators(const Sample& sample, double share, double runlength_s,

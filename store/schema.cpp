@@ -231,6 +231,15 @@ CREATE TABLE expected_peaks (
   PRIMARY KEY (testbed, sample, inputs)
 );
 )sql",
+    // 10 -> 11: the I/O trace of a trial run with [workload] trace = true, for the storage what-if
+    // modules [001 §III-C.6]: CSV as models/io_trace.hpp reads it.
+    R"sql(
+CREATE TABLE trial_traces (
+  trial_id INTEGER PRIMARY KEY REFERENCES trials(id),
+  ops      INTEGER NOT NULL,
+  csv      TEXT NOT NULL
+);
+)sql",
 };
 
 int user_version(Database& db) {

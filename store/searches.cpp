@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -81,6 +82,12 @@ void SearchStore::add_trial(std::int64_t search_id, int load_index, const TrialR
   // count and cost behind its trials.
   Transaction tx(db_);
   s.run();
+  if (!t.io_trace.empty()) {
+    const auto lines = std::count(t.io_trace.begin(), t.io_trace.end(), '\n');
+    Statement tr = db_.prepare("INSERT INTO trial_traces (trial_id, ops, csv) VALUES (?1, ?2, ?3)");
+    tr.bind(1, db_.last_insert_id()).bind(2, static_cast<std::int64_t>(std::max<long>(0, lines - 1)));
+    tr.bind(3, t.io_trace).run();
+  }
   Statement u = db_.prepare("UPDATE searches SET trials = trials + 1, cost_s = cost_s + ?2 WHERE id = ?1");
   u.bind(1, search_id).bind(2, t.cost_s).run();
   tx.commit();
@@ -149,6 +156,40 @@ std::optional<SearchRecord> SearchStore::search(std::int64_t id) {
   r.trials = static_cast<int>(s.column_int(9));
   r.cost_s = s.column_double(10);
   return r;
+}
+
+namespace {
+constexpr const char* kTraceColumns =
+    "SELECT t.id, t.search_id, s.sample, t.rate, x.ops, t.created_at{} FROM trial_traces x "
+    "JOIN trials t ON t.id = x.trial_id JOIN searches s ON s.id = t.search_id WHERE s.testbed = ?1 {}";
+
+SearchStore::StoredTrace trace_row(Statement& s, bool with_csv) {
+  SearchStore::StoredTrace t;
+  t.trial_id = s.column_int(0);
+  t.search_id = s.column_int(1);
+  t.sample = s.column_text(2);
+  t.rate = s.column_double(3);
+  t.ops = s.column_int(4);
+  t.created_at = s.column_text(5);
+  if (with_csv) t.csv = s.column_text(6);
+  return t;
+}
+}  // namespace
+
+std::vector<SearchStore::StoredTrace> SearchStore::traces(const std::string& testbed) {
+  Statement s = db_.prepare(fmt::format(kTraceColumns, "", "ORDER BY t.id DESC"));
+  s.bind(1, testbed);
+  std::vector<StoredTrace> out;
+  while (s.step()) out.push_back(trace_row(s, false));
+  return out;
+}
+
+std::optional<SearchStore::StoredTrace> SearchStore::trace(const std::string& testbed,
+                                                           std::int64_t trial_id) {
+  Statement s = db_.prepare(fmt::format(kTraceColumns, ", x.csv", "AND t.id = ?2"));
+  s.bind(1, testbed).bind(2, trial_id);
+  if (!s.step()) return std::nullopt;
+  return trace_row(s, true);
 }
 
 std::vector<StoredTrial> SearchStore::trials(std::int64_t search_id) {

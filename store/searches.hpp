@@ -93,6 +93,20 @@ class SearchStore {
   };
   std::optional<PeakInterval> peak_interval(std::int64_t search_id);
 
+  // A trial's stored I/O trace ([workload] trace = true).
+  struct StoredTrace {
+    std::int64_t trial_id = 0, search_id = 0;
+    std::string sample;  // canonical key
+    double rate = 0;
+    std::int64_t ops = 0;
+    std::string created_at;
+    std::string csv;  // empty in listings
+  };
+  // The traces of `testbed`'s trials, newest first, without their CSV.
+  std::vector<StoredTrace> traces(const std::string& testbed);
+  // The trace of trial `trial_id` of `testbed`, with its CSV; nullopt if it has none.
+  std::optional<StoredTrace> trace(const std::string& testbed, std::int64_t trial_id);
+
  private:
   Database& db_;
 };

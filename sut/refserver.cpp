@@ -1,5 +1,7 @@
 #include "sut/refserver.hpp"
 
+#include <cmath>
+
 #include <cstdio>
 #include <random>
 #include <thread>
@@ -26,6 +28,14 @@ tcp::endpoint endpoint_of(const ServerOptions& o) {
   return {address, static_cast<unsigned short>(o.port)};
 }
 
+std::unique_ptr<BlockCache> make_cache(const ServerOptions& o) {
+  if (o.cache_mb < 0) return nullptr;
+  const auto block = static_cast<std::uint64_t>(std::llround(o.cache_block_kb * 1024));
+  const auto blocks = static_cast<std::uint64_t>(o.cache_mb * 1024 * 1024 / static_cast<double>(block));
+  return std::make_unique<BlockCache>(blocks, block,
+                                      o.cache_policy == "clock" ? CachePolicy::kClock : CachePolicy::kLru);
+}
+
 }  // namespace
 
 Refserver::Refserver(const ServerOptions& options)
@@ -36,7 +46,8 @@ Refserver::Refserver(const ServerOptions& options)
       accept_retry_(io_),
       stats_(options.disks),
       disks_(options.disks),
-      service_(options_, seed_, stats_, disks_, stop_),
+      cache_(make_cache(options)),
+      service_(options_, seed_, stats_, disks_, cache_.get(), stop_),
       workers_(options.threads, service_) {
   const tcp::endpoint ep = endpoint_of(options_);
   try {
@@ -162,7 +173,10 @@ nlohmann::json Refserver::config_json() const {
           {"serialize_above", options_.serialize_above},
           {"create_cost_ms", options_.create_cost_ms},
           {"stall_every_s", options_.stall_every_s},
-          {"stall_for_s", options_.stall_for_s}};
+          {"stall_for_s", options_.stall_for_s},
+          {"cache_mb", options_.cache_mb},
+          {"cache_block_kb", options_.cache_block_kb},
+          {"cache_policy", options_.cache_policy}};
 }
 
 nlohmann::json Refserver::stats(bool reset) {
@@ -170,6 +184,10 @@ nlohmann::json Refserver::stats(bool reset) {
   nlohmann::json j = stats_.snapshot();
   j["config"] = config_json();
   j["files_created"] = service_.files_created();
+  if (cache_) {
+    j["cache"] = cache_->stats();
+    if (reset) cache_->reset_counts();
+  }
   j["now"] = {{"thread_queue_length", workers_.queue_length()},
               {"busy_threads", service_.busy_threads()},
               {"disk_queue_length", disks_.queue_length()}};

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/asio.hpp"
+#include "sut/block_cache.hpp"
 #include "sut/connection.hpp"
 #include "sut/disk_pool.hpp"
 #include "sut/request_service.hpp"
@@ -59,6 +60,7 @@ class Refserver final : public FrameHandler {
   StopFlag stop_;
   StageStats stats_;
   DiskPool disks_;
+  std::unique_ptr<BlockCache> cache_;  // null without --cache-mb
   RequestService service_;
   WorkerPool workers_;  // last: its threads use everything above
 };

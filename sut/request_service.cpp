@@ -27,8 +27,8 @@ bool touches_disk(rpc::Op op) { return op == rpc::Op::kRead || op == rpc::Op::kW
 }  // namespace
 
 RequestService::RequestService(const ServerOptions& options, std::uint64_t seed, StageStats& stats,
-                               DiskPool& disks, StopFlag& stop)
-    : options_(options), seed_(seed), stats_(stats), disks_(disks), stop_(stop) {}
+                               DiskPool& disks, BlockCache* cache, StopFlag& stop)
+    : options_(options), seed_(seed), stats_(stats), disks_(disks), cache_(cache), stop_(stop) {}
 
 Clock::time_point RequestService::after_stall(Clock::time_point v) const {
   if (options_.stall_every_s <= 0) return v;
@@ -83,7 +83,12 @@ Clock::time_point RequestService::serve(Job& job, Clock::time_point thread_free_
   v = spend_cpu(v, cpu_ms);
   t.s[kCpu] = seconds(v - cpu_start);
 
-  if (touches_disk(req.op)) {
+  bool cached = false;
+  if (cache_ != nullptr && touches_disk(req.op)) {
+    const bool hit = cache_->access(req.file, req.offset, req.size, req.op == rpc::Op::kWrite);
+    cached = hit && req.op == rpc::Op::kRead;
+  }
+  if (touches_disk(req.op) && !cached) {
     const std::optional<DiskPool::Grant> disk = disks_.acquire();
     if (!disk) return Clock::now();  // stopped
     const Clock::time_point disk_start = std::max(v, disk->free_at);

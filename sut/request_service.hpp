@@ -16,7 +16,9 @@
 //     sleep mode sleeps until v + that time (no core needed). spin mode burns that much of this
 //     thread's CPU time (CLOCK_THREAD_CPUTIME_ID) starting now, so with more busy threads than
 //     cores the stage's wall time grows; its emulated end is the real end.
-//  4. read/write only: wait FIFO for a disk (DiskPool); the disk starts at max(v, disk free_at)
+//  4. read/write only, with --cache-mb: the op's blocks (file, offset, size) go through the cache
+//     (sut/block_cache.hpp); a read that hits on every block ends here, without a disk stage.
+//     read/write only: wait FIFO for a disk (DiskPool); the disk starts at max(v, disk free_at)
 //     and serves for a time drawn from --disk-ms/--disk-dist, times --seq-factor if the request
 //     has kFlagSequential, times the disk's --slow-disk factor. metadata has no disk stage.
 //  5. record the stage times (StageStats; "residence" and "lag" are real times) and call
@@ -31,6 +33,7 @@
 #include <mutex>
 
 #include "core/rpc_protocol.hpp"
+#include "sut/block_cache.hpp"
 #include "sut/disk_pool.hpp"
 #include "sut/server_options.hpp"
 #include "sut/stage_stats.hpp"
@@ -50,8 +53,9 @@ class RequestService {
  public:
   using Clock = std::chrono::steady_clock;
   // All references must outlive this object.
+  // `cache` may be null (no --cache-mb).
   RequestService(const ServerOptions& options, std::uint64_t seed, StageStats& stats, DiskPool& disks,
-                 StopFlag& stop);
+                 BlockCache* cache, StopFlag& stop);
 
   // Serves `job` on a thread that became free at `thread_free_at` (emulated time); returns when
   // the thread is free again (emulated time), to be passed with its next job.
@@ -68,6 +72,7 @@ class RequestService {
   const std::uint64_t seed_;
   StageStats& stats_;
   DiskPool& disks_;
+  BlockCache* cache_;
   StopFlag& stop_;
   const Clock::time_point start_ = Clock::now();
   std::mutex serialize_mu_;           // the --serialize-above global lock

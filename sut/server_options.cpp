@@ -36,6 +36,11 @@ void add_server_options(CLI::App& app, ServerOptions& out, RawOptions& raw) {
   app.add_option("--disk-cv", out.disk.cv, "coefficient of variation of a lognormal disk time (default 1)");
   app.add_option("--seq-factor", out.seq_factor,
                  "sequential ops (flag bit 0) have mean disk-ms * this (default 0.3)");
+  app.add_option("--cache-mb", out.cache_mb,
+                 "a buffer cache of this many MiB: a read whose blocks are all resident skips the disk; "
+                 "writes allocate and go to disk (default: no cache)");
+  app.add_option("--cache-block-kb", out.cache_block_kb, "the cache's block size, KiB (default 4)");
+  app.add_option("--cache-policy", raw.cache_policy, "the cache's replacement: lru | clock (default lru)");
   app.add_option("--seed", raw.seed, "seed of the service-time streams (default: random)");
   app.add_option("--slow-disk", raw.slow_disks,
                  "fault: I:F makes disk I (0-based) F times slower; repeatable");
@@ -106,6 +111,13 @@ void finish_options(ServerOptions& out, const RawOptions& raw) {
   require(std::isfinite(out.cpu.cv) && out.cpu.cv > 0, "--cpu-cv: must be > 0");
   require(std::isfinite(out.disk.cv) && out.disk.cv > 0, "--disk-cv: must be > 0");
   require(std::isfinite(out.seq_factor) && out.seq_factor > 0, "--seq-factor: must be > 0");
+  require(std::isfinite(out.cache_mb) && out.cache_mb <= 1 << 20, "--cache-mb: must be at most 1048576");
+  require(
+      std::isfinite(out.cache_block_kb) && out.cache_block_kb * 1024 >= 1 && out.cache_block_kb <= 1 << 20,
+      "--cache-block-kb: must be from 1/1024 to 1048576");
+  require(raw.cache_policy == "lru" || raw.cache_policy == "clock",
+          "--cache-policy: '" + raw.cache_policy + "' is neither lru nor clock");
+  out.cache_policy = raw.cache_policy;
   for (const std::string& s : raw.slow_disks) {
     const auto colon = s.find(':');
     require(colon != std::string::npos, "--slow-disk: '" + s + "' is not I:F");

@@ -35,6 +35,11 @@ struct ServerOptions {
   CpuMode cpu_mode = CpuMode::kSpin;
   std::optional<std::uint64_t> seed;  // none: drawn from std::random_device at start
 
+  // Buffer cache (sut/block_cache.hpp); off while cache_mb < 0 (every read goes to disk).
+  double cache_mb = -1;
+  double cache_block_kb = 4;
+  std::string cache_policy = "lru";  // lru | clock
+
   // Fault flags (all off by default).
   std::vector<SlowDisk> slow_disks;
   int serialize_above = 0;      // 0 = off; else a global lock when more than this many are busy
@@ -51,6 +56,7 @@ struct RawOptions {
   std::string cpu_dist = "exponential";
   std::string disk_dist = "exponential";
   std::string cpu_mode = "spin";
+  std::string cache_policy = "lru";
   std::vector<std::string> slow_disks;  // "I:F"
   std::string seed;
 };

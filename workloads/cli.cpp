@@ -30,6 +30,8 @@ Examples:
   wbload --protocol rpc --target 127.0.0.1:7000 --rate 500 --duration 30 --warmup 5 \
          --mix workloads/mixes/rpc_web.toml --arrivals poisson --json
   wbload --protocol redis --target 127.0.0.1:6379 --rate 50000 --duration 10 --threads 2
+  wbload --protocol file --target /mnt/test --rate 2000 --duration 10 --connections 8 \
+         --mix workloads/mixes/file_db_tp.toml --trace ops.csv
 
 Result: achieved rate = successful responses received inside the window / duration; "late
 sends" counts requests that left later than --late-ms after their intended time (no free
@@ -54,8 +56,9 @@ struct WbloadArgs {
 };
 
 void add_options(CLI::App& app, WbloadArgs& a) {
-  app.add_option("--protocol", a.protocol, "rpc | http | redis | memcached")->required();
-  app.add_option("--target", a.target, "HOST:PORT (rpc, redis, memcached) or http://HOST:PORT/PATH")
+  app.add_option("--protocol", a.protocol, "rpc | http | redis | memcached | file")->required();
+  app.add_option("--target", a.target,
+                 "HOST:PORT (rpc, redis, memcached), http://HOST:PORT/PATH, or a directory (file)")
       ->required();
   app.add_option("--rate", a.o.rate, "offered rate λ in requests/s (all threads together)")
       ->required()
@@ -65,7 +68,8 @@ void add_options(CLI::App& app, WbloadArgs& a) {
       ->check(cli::finite_number(1e-3, kMaxSeconds));
   app.add_option("--warmup", a.o.warmup_s, "warm-up seconds before the window, not counted (default 0)")
       ->check(cli::finite_number(0, kMaxSeconds));
-  app.add_option("--connections", a.o.connections, "connections opened before the start (default 16)")
+  app.add_option("--connections", a.o.connections,
+                 "connections opened before the start; file: I/O threads (default 16)")
       ->transform(cli::whole_number(1, kMaxConnections));
   app.add_option("--max-connections", a.o.max_connections,
                  "pool limit when all connections are busy (default 4 x --connections)")
@@ -88,6 +92,8 @@ void add_options(CLI::App& app, WbloadArgs& a) {
   app.add_option("--intervals", a.o.interval_s,
                  "also report figures per interval of this many seconds (e.g. 1)")
       ->check(cli::finite_number(0, kMaxSeconds));
+  app.add_option("--trace", a.o.trace_path,
+                 "write every counted operation to this CSV (op,file,offset,size,start_s,duration_s)");
   app.add_flag("--json", a.json, "print one JSON object instead of text");
   app.add_flag("--version", a.version, "print the version line and exit");
 }
@@ -105,6 +111,8 @@ void finish_options(WbloadArgs& a) {
   if (o.interval_s > 0 && (o.interval_s < 0.01 || o.duration_s / o.interval_s > 100000))
     throw InputError("--intervals " + std::to_string(o.interval_s) +
                      ": must be at least 0.01 s and at most 100000 intervals per run");
+  if (o.protocol == Protocol::kFile && o.threads > 1)
+    throw InputError("--threads: file mode has one arrival thread and --connections I/O threads");
   if (o.threads > o.connections)
     throw InputError("--threads (" + std::to_string(o.threads) + ") exceeds --connections (" +
                      std::to_string(o.connections) + "): every thread needs a connection");

@@ -46,6 +46,11 @@ Target parse_target(const std::string& text, Protocol p) {
     return InputError("--target \"" + text + "\": " + why);
   };
   Target t;
+  if (p == Protocol::kFile) {
+    if (text.empty()) throw bad("expected a directory");
+    t.path = text;
+    return t;
+  }
   std::string rest = text;
   if (p == Protocol::kHttp) {
     const std::string scheme = "http://";
@@ -99,8 +104,9 @@ std::unique_ptr<Codec> make_codec(const Mix& mix, const Target& target) {
     case Protocol::kHttp: return make_http_codec(mix, target);
     case Protocol::kRedis: return make_redis_codec();
     case Protocol::kMemcached: return make_memcached_codec();
+    case Protocol::kFile: break;  // no wire: workloads/file_engine.hpp
   }
-  throw Error("unknown protocol");
+  throw Error(std::string("no codec for protocol ") + to_string(mix.protocol));
 }
 
 }  // namespace wb

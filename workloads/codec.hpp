@@ -21,7 +21,8 @@ constexpr std::size_t kMaxHeaderSize = std::size_t{64} * 1024;
 // announcing or sending more gets a protocol error instead of the memory.
 constexpr std::size_t kMaxResponseSize = kMaxHeaderSize + rpc::kMaxFrame + 16;
 
-// Where requests go. `path` and `host_header` only matter for http.
+// Where requests go. `path` and `host_header` only matter for http; file mode has only `path`
+// (the directory).
 struct Target {
   std::string host;
   std::uint16_t port = 0;
@@ -29,7 +30,8 @@ struct Target {
   std::string host_header;
 };
 // rpc/redis/memcached: HOST:PORT or [V6]:PORT; http: http://HOST[:PORT][/PATH] (HOST:PORT is
-// also accepted, path "/"). Throws wb::InputError naming the target.
+// also accepted, path "/"); file: a directory, checked when the run starts. Throws wb::InputError
+// naming the target.
 Target parse_target(const std::string& text, Protocol p);
 
 // How a request failed; the JSON result reports non-zero kinds by these names.

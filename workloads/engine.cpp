@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <thread>
 
 #include "core/asio.hpp"
 #include "core/error.hpp"
+#include "workloads/file_engine.hpp"
 #include "workloads/worker.hpp"
 
 namespace wb {
@@ -29,7 +31,10 @@ int share(int total, int n, int i) { return total / n + (i < total % n ? 1 : 0);
 }  // namespace
 
 LoadResult run_load(const LoadOptions& o) {
+  if (o.protocol == Protocol::kFile) return run_file_load(o);
   asio::ip::tcp::endpoint ep = resolve(o.target);
+  std::optional<TraceWriter> trace;
+  if (!o.trace_path.empty()) trace.emplace(o.trace_path);
   auto codec = make_codec(o.mix, o.target);
   int threads = std::max(1, o.threads);
   int max_conns = o.max_connections > 0 ? o.max_connections : 4 * o.connections;
@@ -69,6 +74,13 @@ LoadResult run_load(const LoadOptions& o) {
   LoadResult r = merge_results(parts);
   r.generators = 1;  // threads of one process are one generator
   r.offered_rate = o.rate;
+  if (trace) {
+    std::vector<std::vector<TraceRecord>> records;
+    records.reserve(workers.size());
+    for (auto& w : workers) records.push_back(w->take_trace());
+    r.trace_ops = trace->write(std::move(records));
+    r.trace_path = trace->path();
+  }
   return r;
 }
 

@@ -13,9 +13,11 @@
 // Connections: each worker opens its share of `connections` before the start; a request due when none
 // is free waits in a FIFO and opens one more, up to its share of `max_connections`; one request in
 // flight per connection.
-// Failure: run_load throws wb::Error when the target cannot be resolved; what happens to individual
+// Failure: run_load throws wb::Error when the target cannot be resolved (wb::InputError when the
+// trace file cannot be opened); what happens to individual
 // requests (refused connections, resets, garbage) is counted in the result.
 #include <cstdint>
+#include <string>
 
 #include "workloads/codec.hpp"
 #include "workloads/mix.hpp"
@@ -27,19 +29,20 @@ enum class Arrivals { kConstant, kPoisson };
 
 struct LoadOptions {
   Protocol protocol = Protocol::kRpc;
-  Target target;
+  Target target;  // kFile: the directory in target.path (file_engine.hpp)
   Mix mix;
   double rate = 0;        // λ, requests/s (> 0)
   double duration_s = 0;  // measurement window (> 0)
   double warmup_s = 0;
-  int connections = 16;     // opened before the start, split over threads
+  int connections = 16;     // opened before the start, split over threads (kFile: I/O threads)
   int max_connections = 0;  // pool limit; 0 = 4 × connections
   int threads = 1;
   Arrivals arrivals = Arrivals::kConstant;
   double timeout_s = 5;  // per request, from its intended send time
   double late_ms = 1;    // a send starting later than this after its intended time is late
   std::uint64_t seed = 1;
-  double interval_s = 0;  // > 0: also report per-interval figures
+  double interval_s = 0;   // > 0: also report per-interval figures
+  std::string trace_path;  // non-empty: write the per-operation trace here (workloads/trace.hpp)
 };
 
 LoadResult run_load(const LoadOptions& options);

@@ -15,7 +15,9 @@ namespace {
 
 constexpr std::uint64_t kMaxKeys = 10'000'000;
 constexpr std::uint64_t kMaxZipfKeys = 1'000'000;
-constexpr double kMaxSize = 64.0 * 1024 * 1024 - 64;  // below rpc::kMaxFrame
+constexpr double kMaxSize = 64.0 * 1024 * 1024 - 64;             // below rpc::kMaxFrame
+constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 40;  // DB_TP's files reach TB [003 Table 3]
+constexpr std::uint64_t kMaxAlign = std::uint64_t{1} << 30;
 
 // Reads one TOML table with FILE:LINE:KEY errors and a check that every key is known.
 class Section {
@@ -55,6 +57,17 @@ class Section {
     }
     return v;
   }
+  // An integer key (a float is a wrong type: byte counts are whole).
+  std::uint64_t whole(const std::string& key, std::uint64_t def, std::uint64_t lo, std::uint64_t hi) {
+    const toml::node* n = get(key);
+    if (!n) return def;
+    if (!n->is_integer()) fail(n, key, "expected a whole number");
+    std::int64_t v = n->as_integer()->get();
+    if (v < 0 || static_cast<std::uint64_t>(v) < lo || static_cast<std::uint64_t>(v) > hi)
+      fail(n, key,
+           "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(v));
+    return static_cast<std::uint64_t>(v);
+  }
   void check_unknown() const {
     for (const auto& [k, v] : t_)
       if (!seen_.count(std::string(k.str()))) fail(&v, std::string(k.str()), "unknown key");
@@ -75,6 +88,7 @@ std::vector<OpKind> kinds_of(Protocol p) {
     case Protocol::kHttp: return {OpKind::kGet, OpKind::kPost};
     case Protocol::kRedis:
     case Protocol::kMemcached: return {OpKind::kGet, OpKind::kSet};
+    case Protocol::kFile: return {OpKind::kRead, OpKind::kWrite, OpKind::kMetadata};
   }
   return {};
 }
@@ -121,6 +135,8 @@ KeySpace parse_keys(Section& s) {
   } else if (pop != "uniform") {
     s.fail(s.get("popularity"), "popularity", "expected uniform or zipf, got \"" + pop + "\"");
   }
+  k.file_bytes = s.whole("file_bytes", 0, 0, kMaxFileBytes);
+  k.align = s.whole("align", 4096, 1, kMaxAlign);
   s.check_unknown();
   return k;
 }
@@ -145,14 +161,16 @@ const char* to_string(Protocol p) {
     case Protocol::kHttp: return "http";
     case Protocol::kRedis: return "redis";
     case Protocol::kMemcached: return "memcached";
+    case Protocol::kFile: return "file";
   }
   return "?";
 }
 
 Protocol parse_protocol(const std::string& n) {
-  for (Protocol p : {Protocol::kRpc, Protocol::kHttp, Protocol::kRedis, Protocol::kMemcached})
+  for (Protocol p :
+       {Protocol::kRpc, Protocol::kHttp, Protocol::kRedis, Protocol::kMemcached, Protocol::kFile})
     if (n == to_string(p)) return p;
-  throw InputError("unknown protocol \"" + n + "\" (expected rpc, http, redis or memcached)");
+  throw InputError("unknown protocol \"" + n + "\" (expected rpc, http, redis, memcached or file)");
 }
 
 const char* to_string(OpKind k) {
@@ -226,7 +244,17 @@ Operation Mix::next(std::mt19937_64& rng) const {
   o.size = op.size.sample(rng);
   if (op.sequential > 0) o.sequential = std::uniform_real_distribution<double>(0, 1)(rng) < op.sequential;
   o.key = op.paths.empty() ? keys.sample(rng) : op.list_keys.sample(rng);
+  o.offset = draw_offset(o, rng);
   return o;
+}
+
+std::uint64_t Mix::draw_offset(Operation& o, std::mt19937_64& rng) const {
+  if (keys.file_bytes == 0) return 0;
+  o.size = static_cast<std::uint32_t>(std::min<std::uint64_t>(o.size, keys.file_bytes));
+  // Metadata and no-ops touch no bytes; sequential ops take the file from its start.
+  if (o.sequential || o.kind == OpKind::kNoop || o.kind == OpKind::kMetadata) return 0;
+  std::uint64_t slots = (keys.file_bytes - o.size) / keys.align;
+  return keys.align * std::uniform_int_distribution<std::uint64_t>(0, slots)(rng);
 }
 
 std::string Mix::http_path(const Operation& o, const std::string& fallback) const {
@@ -252,7 +280,7 @@ Mix parse_mix(const std::string& text, const std::string& file, Protocol expecte
   m.name = top.str("name", file);
   top.str("description", "");
   std::string proto = top.str("protocol", "");
-  if (proto.empty()) top.fail(nullptr, "protocol", "missing (rpc, http, redis or memcached)");
+  if (proto.empty()) top.fail(nullptr, "protocol", "missing (rpc, http, redis, memcached or file)");
   try {
     m.protocol = parse_protocol(proto);
   } catch (const InputError& e) {
@@ -266,6 +294,8 @@ Mix parse_mix(const std::string& text, const std::string& file, Protocol expecte
     Section ks(*k->as_table(), file, "keys.");
     m.keys = parse_keys(ks);
   }
+  if (m.protocol == Protocol::kFile && m.keys.file_bytes == 0)
+    top.fail(top.get("keys"), "keys.file_bytes", "file mode needs the size of its files (> 0)");
   const toml::node* ops = top.get("op");
   if (!ops || !ops->is_array_of_tables()) top.fail(ops, "op", "expected one or more [[op]] tables");
   const auto allowed = kinds_of(m.protocol);
@@ -286,7 +316,8 @@ Mix parse_mix(const std::string& text, const std::string& file, Protocol expecte
     }
     o.weight = s.num("weight", 1, 1e-9, 1e12);
     o.size = parse_size(s, s.get("size"));
-    if (m.protocol == Protocol::kRpc) o.sequential = s.num("sequential", 0, 0, 1);
+    if (m.protocol == Protocol::kRpc || m.protocol == Protocol::kFile)
+      o.sequential = s.num("sequential", 0, 0, 1);
     if (m.protocol == Protocol::kHttp) {
       o.path = s.str("path", "");
       if (!o.path.empty() && o.path[0] != '/') s.fail(s.get("path"), "path", "must start with /");
@@ -323,11 +354,16 @@ Mix default_mix(Protocol p) {
   m.name = std::string("default-") + to_string(p);
   m.protocol = p;
   switch (p) {
-    case Protocol::kRpc: {
+    case Protocol::kRpc:
+    case Protocol::kFile: {
       MixOp o;
       o.kind = OpKind::kRead;
       o.size.bytes = 4096;
       m.ops.push_back(o);
+      if (p == Protocol::kFile) {
+        m.keys.count = 64;
+        m.keys.file_bytes = std::uint64_t{1} << 20;
+      }
       break;
     }
     case Protocol::kHttp: {

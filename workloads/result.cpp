@@ -118,6 +118,7 @@ nlohmann::json to_json(const LoadResult& r) {
     }
     j["intervals"] = std::move(iv);
   }
+  if (!r.trace_path.empty()) j["trace"] = {{"path", r.trace_path}, {"ops", r.trace_ops}};
   return j;
 }
 
@@ -149,6 +150,12 @@ LoadResult parse_fields(const nlohmann::json& j) {
   }
   if (total != sum) throw InputError("result.errors.total: does not equal the sum of the kinds");
   r.histogram = histogram_field(j, w);
+  if (auto it = j.find("trace"); it != j.end()) {
+    if (!it->is_object() || !it->contains("path") || !it->at("path").is_string())
+      throw InputError("result.trace: not an object with a string \"path\"");
+    r.trace_path = it->at("path").get<std::string>();
+    r.trace_ops = get_u64(*it, "result.trace", "ops");
+  }
   if (auto it = j.find("intervals"); it != j.end()) {
     if (!it->is_array()) throw InputError("result.intervals: not an array");
     for (std::size_t k = 0; k < it->size(); ++k) {
@@ -345,6 +352,7 @@ std::string to_text(const LoadResult& r) {
       o << line;
     }
   }
+  if (!r.trace_path.empty()) o << "trace     " << r.trace_ops << " operations in " << r.trace_path << "\n";
   return o.str();
 }
 

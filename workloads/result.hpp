@@ -20,7 +20,8 @@
 //        "errors": {"total": n, "<kind>": n, ...}, "timeouts", "late_sends",
 //        "latency_ms": {"mean","stddev","p50","p90","p95","p99","p999","max"},
 //        "histogram": LatencyHistogram JSON, "intervals": [ {...}, ... ] (only if recorded),
-//        "generators": number of merged results (1 for one wbload run)}
+//        "generators": number of merged results (1 for one wbload run),
+//        "trace": {"path", "ops"} (only with --trace)}
 // latency_ms is derived from the histogram and recomputed after a merge.
 #include <cstdint>
 #include <map>
@@ -57,6 +58,8 @@ struct LoadResult {
   std::uint64_t generators = 1;
   LatencyHistogram histogram;  // latencies of completed requests
   std::vector<LoadInterval> intervals;
+  std::string trace_path;       // wbload --trace: the file written, and its operations
+  std::uint64_t trace_ops = 0;  // (= completed); not merged
 
   std::uint64_t error_total() const;
 };

@@ -22,6 +22,8 @@ class RpcCodec final : public Codec {
     r.flags = op.sequential ? rpc::kFlagSequential : 0;
     r.size = op.size;
     r.id = id;
+    r.file = op.key;
+    r.offset = op.offset;
     auto head = rpc::encode_request(r);
     out.append(reinterpret_cast<const char*>(head.data()), head.size());
     if (r.op == rpc::Op::kWrite) out.append(r.size, '\0');

@@ -301,6 +301,8 @@ void Worker::Impl::on_response(const ConnPtr& c, const Parsed& p) {
       std::uint64_t lat = to_ns(now - r.intended);
       histogram_.record(lat);
       ++completed_;
+      if (!o_.trace_path.empty())
+        trace_.push_back({r.op.kind, r.op.size, r.op.key, r.op.offset, to_ns(r.intended - win_start_), lat});
       if (r.interval >= 0) {
         auto& iv = intervals_[static_cast<std::size_t>(r.interval)];
         ++iv.completed;
@@ -395,5 +397,6 @@ Worker::Worker(const LoadOptions& o, const Codec& codec, const tcp::endpoint& ep
 Worker::~Worker() noexcept = default;
 void Worker::run() { impl_->run(); }
 LoadResult Worker::result() const { return impl_->result(); }
+std::vector<TraceRecord> Worker::take_trace() { return impl_->take_trace(); }
 
 }  // namespace wb

@@ -7,6 +7,7 @@
 
 #include "core/asio.hpp"
 #include "workloads/engine.hpp"
+#include "workloads/trace.hpp"
 
 namespace wb {
 
@@ -31,6 +32,8 @@ class Worker {
   void run();
   // This worker's part of the result (offered_rate = its share of λ).
   LoadResult result() const;
+  // With LoadOptions::trace_path: its completed counted operations, moved out (after run()).
+  std::vector<TraceRecord> take_trace();
 
  private:
   class Impl;

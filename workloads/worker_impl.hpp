@@ -68,6 +68,7 @@ class Worker::Impl {
 
   void run();
   LoadResult result() const;
+  std::vector<TraceRecord> take_trace() { return std::move(trace_); }
 
  private:
   void loop();
@@ -141,6 +142,7 @@ class Worker::Impl {
   std::array<std::uint64_t, static_cast<std::size_t>(ErrorKind::kCount)> errors_{};
   LatencyHistogram histogram_;
   std::vector<LoadInterval> intervals_;
+  std::vector<TraceRecord> trace_;  // only with o_.trace_path
 };
 
 }  // namespace wb

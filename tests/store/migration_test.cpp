@@ -52,7 +52,7 @@ TEST_CASE("a version 4 store migrates to the current version and keeps its searc
   }
   store::Store s(path);
   CHECK(user_version(s) == store::current_schema_version());
-  CHECK(store::current_schema_version() == 10);
+  CHECK(store::current_schema_version() == 11);
 
   auto rec = s.search(1);
   REQUIRE(rec);
@@ -149,4 +149,45 @@ TEST_CASE("a surface point keeps the elasticity its seeded search aimed with, no
   CHECK(back->points[0].seed_elasticity == 3.25);
   CHECK_FALSE(back->points[1].seeded);
   CHECK(back->points[1].seed_elasticity == 0);
+}
+
+TEST_CASE("a trial's I/O trace is stored with it, listed newest first and read back whole") {
+  store::Store s(v4_store("traces"));
+  store::SearchRecord run;
+  run.testbed = "sim-nfs";
+  run.sample = s.search(1)->sample;
+  run.confidence = 0.95;
+  run.accuracy = 0.9;
+  run.policy = "fixed";
+  run.options_json = R"({"rate":50})";
+  const std::int64_t id = s.begin_search(run);
+  TrialResult t;
+  t.offered_rate = 50;
+  t.achieved_rate = 50;
+  t.runlength_s = 1;
+  t.sent = t.completed = 50;
+  t.mean_ms = 5;
+  t.io_trace =
+      "op,file,offset,size,start_s,duration_s\nread,7,4096,8192,0.5,0.004\nwrite,3,0,100,0.75,0.01\n";
+  s.add_trial(id, 0, t);
+  TrialResult untraced = t;
+  untraced.io_trace.clear();
+  s.add_trial(id, 0, untraced);
+  TrialResult later = t;
+  later.offered_rate = 60;
+  s.add_trial(id, 1, later);
+
+  auto list = s.traces("sim-nfs");
+  REQUIRE(list.size() == 2);  // the untraced trial has none
+  CHECK(list[0].rate == 60);
+  CHECK(list[0].trial_id > list[1].trial_id);
+  CHECK(list[0].ops == 2);
+  CHECK(list[0].csv.empty());
+  CHECK(list[1].search_id == id);
+  auto one = s.trace("sim-nfs", list[1].trial_id);
+  REQUIRE(one);
+  CHECK(one->csv == t.io_trace);
+  CHECK(one->sample == run.sample.key());
+  CHECK_FALSE(s.trace("other-testbed", list[1].trial_id));
+  CHECK_FALSE(s.trace("sim-nfs", list[1].trial_id + 1));  // the untraced trial
 }

@@ -95,6 +95,9 @@ TEST_CASE("server options: out-of-range values are InputErrors naming the flag",
   CHECK(fails_with({"--slow-disk", "0:0"}, "--slow-disk"));
   CHECK(fails_with({"--slow-disk", "a:2"}, "--slow-disk"));
   CHECK(fails_with({"--seq-factor", "0"}, "--seq-factor"));
+  CHECK(fails_with({"--cache-policy", "fifo"}, "--cache-policy"));
+  CHECK(fails_with({"--cache-block-kb", "0"}, "--cache-block-kb"));
+  CHECK(fails_with({"--cache-mb", "2e6"}, "--cache-mb"));
   CHECK(fails_with({"--disk-cv", "0"}, "--disk-cv"));
   CHECK(fails_with({"--stall-every", "2"}, "--stall-every"));
   CHECK(fails_with({"--stall-every", "2", "--stall-for", "2"}, "--stall-for"));

@@ -140,8 +140,8 @@ TEST_CASE("refserver rejects malformed requests", "[sut][refserver]") {
   TestServer server(kFast);
   SECTION("an unknown op gets BadRequest and the connection goes on") {
     RpcClient c(server.port());
-    std::vector<std::uint8_t> frame(4 + 16, 0);
-    wb::rpc::put_u32(frame.data(), 16);
+    std::vector<std::uint8_t> frame(4 + wb::rpc::kRequestBodySize, 0);
+    wb::rpc::put_u32(frame.data(), wb::rpc::kRequestBodySize);
     frame[4] = 9;
     wb::rpc::put_u64(frame.data() + 12, 77);
     c.send_raw(frame);
@@ -160,7 +160,7 @@ TEST_CASE("refserver rejects malformed requests", "[sut][refserver]") {
     w.size = 100;
     w.id = 5;
     auto head = wb::rpc::encode_request(w);
-    wb::rpc::put_u32(head.data(), 16 + 10);  // only 10 bytes of data
+    wb::rpc::put_u32(head.data(), wb::rpc::kRequestBodySize + 10);  // only 10 bytes of data
     std::vector<std::uint8_t> frame(head.begin(), head.end());
     frame.resize(frame.size() + 10);
     c.send_raw(frame);

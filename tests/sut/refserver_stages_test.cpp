@@ -171,3 +171,34 @@ TEST_CASE("refserver: exponential service times average to their mean", "[sut][s
   CHECK(stage(s, "read", "disk") < 4.0 * 1.3);
   CHECK(stage(s, "read", "disk", "max_ms") > 4.0 * 3);  // a deterministic 4 ms would never get here
 }
+
+TEST_CASE("refserver --cache-mb: a read of resident blocks skips the disk, and stats count the hits",
+          "[sut][stages]") {
+  std::vector<std::string> args = det("2", "1", "0", "20");
+  args.insert(args.end(), {"--cache-mb", "1", "--cache-block-kb", "4"});
+  TestServer server(args);
+  RpcClient c(server.port());
+  auto read = [&](std::uint64_t file, std::uint64_t offset, std::uint32_t size, std::uint64_t id) {
+    wb::rpc::Request r;
+    r.op = Op::kRead;
+    r.size = size;
+    r.id = id;
+    r.file = file;
+    r.offset = offset;
+    c.send_batch({r});
+    auto t0 = Clock::now();
+    REQUIRE(c.receive().status == Status::kOk);
+    return ms_since(t0);
+  };
+  CHECK(read(3, 8192, 8192, 1) >= 20.0 - kEps);   // cold: the disk
+  CHECK(read(3, 8192, 8192, 2) < 15.0);           // both blocks resident: no disk stage
+  CHECK(read(4, 8192, 4096, 3) >= 20.0 - kEps);   // another file
+  CHECK(read(3, 12288, 8192, 4) >= 20.0 - kEps);  // block 4 of file 3 was never read
+  const nlohmann::json s = c.stats();
+  const nlohmann::json& cache = s.at("cache");
+  CHECK(cache.at("reads") == 4);
+  CHECK(cache.at("read_hits") == 1);
+  CHECK(cache.at("capacity_blocks") == 256);
+  CHECK(s.at("config").at("cache_policy") == "lru");
+  CHECK(s.at("disks").at(0).at("ops") == 3);
+}

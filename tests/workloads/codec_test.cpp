@@ -21,7 +21,7 @@ TEST_CASE("rpc requests follow core/rpc_protocol.hpp and responses match by id",
   auto c = wb::make_rpc_codec();
   std::string out;
   c->encode(op(wb::OpKind::kWrite, 100), 77, out);
-  REQUIRE(out.size() == 4 + 16 + 100);
+  REQUIRE(out.size() == wb::rpc::kLengthSize + wb::rpc::kRequestBodySize + 100);
   auto r = wb::rpc::decode_request(reinterpret_cast<const std::uint8_t*>(out.data()) + 4);
   REQUIRE(r.op == wb::rpc::Op::kWrite);
   REQUIRE(r.size == 100);
@@ -44,6 +44,30 @@ TEST_CASE("rpc requests follow core/rpc_protocol.hpp and responses match by id",
   REQUIRE(p.done);
   REQUIRE(!p.ok);
   REQUIRE(p.error == wb::ErrorKind::kServer);
+}
+
+TEST_CASE("rpc requests carry the drawn file and offset", "[codec]") {
+  auto mix = wb::parse_mix(
+      "protocol = \"rpc\"\n[keys]\ncount = 50\nfile_bytes = 1048576\n[[op]]\nkind = \"read\"\nsize = "
+      "4096\n[[op]]\nkind = \"write\"\nsize = 8192\n",
+      "f.toml", wb::Protocol::kRpc);
+  auto c = wb::make_rpc_codec();
+  std::mt19937_64 rng(3);
+  std::uint64_t nonzero = 0;
+  for (std::uint64_t id = 1; id <= 200; ++id) {
+    wb::Operation o = mix.next(rng);
+    std::string out;
+    c->encode(o, id, out);
+    REQUIRE(out.size() >= wb::rpc::kLengthSize + wb::rpc::kRequestBodySize);
+    auto r =
+        wb::rpc::decode_request(reinterpret_cast<const std::uint8_t*>(out.data()) + wb::rpc::kLengthSize);
+    REQUIRE(r.id == id);
+    REQUIRE(r.file == o.key);
+    REQUIRE(r.offset == o.offset);
+    REQUIRE(r.size == o.size);
+    nonzero += r.offset != 0;
+  }
+  REQUIRE(nonzero > 150);  // 1 MiB files: almost every random offset is past 0
 }
 
 TEST_CASE("http responses end by Content-Length or chunked coding", "[codec]") {
