@@ -488,7 +488,7 @@ mean lies just outside it is claimed too. workbench claims only when the interva
 outside the region is claimed with probability at most 1 − c. A load that cannot be claimed is
 decided by its mean and the search moves on; such a load steers the search, but only a load whose
 CI lies wholly outside the region bounds the reported interval of loads that could be the peak.
-`[peak] sequential = "none"` restores the paper's rule. `judge_load` in `policies/search.cpp` is
+`[peak] sequential = "none"` restores the paper's rule. `judge_load` in `policies/load_verdict.cpp` is
 the rule; `bench/policies` measures its coverage (`bench/policies/RESULTS.txt`).
 EOF
 } >"$work/tour.md"
