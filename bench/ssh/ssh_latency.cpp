@@ -238,7 +238,7 @@ int main(int argc, char** argv) try {
   }
   const bool met = base <= 3.0 && back_to_back.median_ms <= 3.0;
   fmt::print(
-      "\ngoal (issue 4): median <= 3 ms over the reused session: {:.2f} ms (a), {:.2f} ms back to back (h) "
+      "\ngoal: median <= 3 ms over the reused session: {:.2f} ms (a), {:.2f} ms back to back (h) "
       "-> {}\n",
       base, back_to_back.median_ms, met ? "met" : "NOT met");
   fmt::print(

@@ -1,4 +1,4 @@
-// Issue 8 benchmark: Z-CART training time and peak memory on 2.5M synthetic rows x 10 attributes
+// Benchmark: Z-CART training time and peak memory on 2.5M synthetic rows x 10 attributes
 // against IRONModel's figures [000 §5.2.4] (3 min, 200 MB for 2.5M configurations, 0.02 ms per
 // prediction), and, with no expectation prior, error and training time against scikit-learn's
 // DecisionTreeRegressor at the same depth and minimum leaf size on the same data.

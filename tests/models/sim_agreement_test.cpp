@@ -7,7 +7,7 @@
 #include "harness/sim/simulation.hpp"
 #include "models/open_network.hpp"
 
-// Issue 7: open-network predictions must match the simulated testbed (harness/sim) within 5% for
+// Open-network predictions must match the simulated testbed (harness/sim) within 5% for
 // utilizations below 80%. The simulation is a different computation of the same network — events
 // on a virtual clock, real service-time distributions, pools as actual tokens — so agreement here
 // checks the approximations of models/ (Allen–Cunneen, exponential service in the pool's QBD,
