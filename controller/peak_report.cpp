@@ -42,7 +42,7 @@ nlohmann::json peak_json(const PeakReport& r) {
     j["peak_interval"] = {
         {"low", s.peak_low},
         {"high", std::isfinite(s.peak_high) ? nlohmann::json(s.peak_high) : nlohmann::json(nullptr)}};
-    if (s.status == SearchStatus::kCliff) j["message"] = s.message;
+    if (s.status == SearchStatus::kCliff || s.status == SearchStatus::kBistable) j["message"] = s.message;
   } else {
     j["peak_rate"] = nullptr;
     j["response"] = nullptr;
@@ -102,8 +102,11 @@ void print_peak(std::ostream& out, const PeakReport& r) {
   out << "\n";
   if (has_peak(s.status)) {
     if (s.status == SearchStatus::kCliff) fmt::print(out, "cliff: {}\n", s.message);
+    if (s.status == SearchStatus::kBistable) fmt::print(out, "{}\n", s.message);
     fmt::print(out, "peak rate λ* = {:.1f} requests/s{}\n", s.peak_rate,
-               s.status == SearchStatus::kCliff ? " (the knee: the last load below the cliff)" : "");
+               s.status == SearchStatus::kCliff      ? " (the knee: the last load below the cliff)"
+               : s.status == SearchStatus::kBistable ? " (the highest load below the bistable band)"
+                                                     : "");
     fmt::print(out,
                "  {} response {:.2f} ms, {:g}% CI [{:.2f}, {:.2f}] ms, accuracy {:.1f}% (target {:g}%)\n",
                on_mean ? std::string("mean") : fmt::format("mean {}", metric_name(region.metric)),

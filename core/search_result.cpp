@@ -19,10 +19,13 @@ const char* to_string(SearchStatus s) {
     case SearchStatus::kBudget: return "budget";
     case SearchStatus::kFailed: return "failed";
     case SearchStatus::kCliff: return "cliff";
+    case SearchStatus::kBistable: return "bistable";
   }
   return "?";
 }
 
-bool has_peak(SearchStatus s) { return s == SearchStatus::kFound || s == SearchStatus::kCliff; }
+bool has_peak(SearchStatus s) {
+  return s == SearchStatus::kFound || s == SearchStatus::kCliff || s == SearchStatus::kBistable;
+}
 
 }  // namespace wb

@@ -36,11 +36,15 @@ enum class SearchStatus {
   kFailed,    // a trial could not run, twice in a row
   // The response jumps from below the region to far above it between two loads closer than the
   // accuracy asks: λ* is the knee (the last load below), peak_low/peak_high the two loads.
-  kCliff
+  kCliff,
+  // Over a band of loads a trial either keeps up (under the region) or falls into a queue it does
+  // not leave (far above it): λ* is the highest load below every such stall that always kept up,
+  // peak_high the highest rate at which a trial still kept up.
+  kBistable
 };
 
 const char* to_string(SearchStatus s);
-// Whether the search ended with a λ* (found, or a cliff's knee).
+// Whether the search ended with a λ* (found, a cliff's knee, or below a bistable band).
 bool has_peak(SearchStatus s);
 
 // The outcome of one peak search [003 Alg. 2].

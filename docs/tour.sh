@@ -431,7 +431,10 @@ blocks, `${var}`) is left alone, so `[sut] port` reaches every file the server r
 many servers, saturates with a step rather than a curve: where the response jumps from below the
 peak-rate region to far above it between two loads closer than a quarter of the accuracy's
 tolerance, the search ends with status `cliff` and λ* at the knee, the last load below the step
-(`bench/real/nginx_peak.sh` compares it with the highest rate wbload sustains).
+(`bench/real/nginx_peak.sh` compares it with the highest rate wbload sustains). A server that over a
+band of loads either keeps up or falls into a queue, trial by trial, ends with status `bistable`:
+λ* is the highest load below every stall, and the interval reaches to the highest load that still
+kept up (docs/decisions.md#bistable).
 
 `[sut] ready` says how workbench knows the server is up after each start, within
 `ready_timeout_s`: `"line"` (its stdout prints a line starting with `ready`, as refserver does),

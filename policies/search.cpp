@@ -62,9 +62,11 @@ class SearchRun {
           continue;
         }
       }
-      if (static_cast<int>(result_.loads.size()) >= max_loads)
+      if (static_cast<int>(result_.loads.size()) >= max_loads) {
+        if (std::optional<SearchResult> band = bistable()) return *band;
         return stop(SearchStatus::kNotFound,
                     fmt::format("no peak within max_loads = {} test loads", max_loads));
+      }
       std::optional<double> retry_runlength;
       std::optional<double> rate = picker_.next(active_loads());
       if (!rate && !plan_) rate = retry_load(retry_runlength);
@@ -76,6 +78,7 @@ class SearchRun {
           confirmed_ = false;
           continue;
         }
+        if (std::optional<SearchResult> band = bistable()) return *band;
         return stop(
             SearchStatus::kNotFound,
             "the load bracket collapsed without a load whose response time falls in the peak-rate region");
@@ -112,9 +115,14 @@ class SearchRun {
     }
     if (hi == nullptr || (!collapsed && !hi->saturated && !(hi->ci.low > kCliffJump * region.high_ms())))
       return std::nullopt;
+    // A knee lies at or below every stall seen, superseded loads' included: a load that kept up
+    // above a stall is one side of a bistable band, not the step's foot.
+    const StallBand seen = stall_band();
+    const double knee_limit = std::min(hi->rate, seen.stall_rate);
     const TestLoad* lo = nullptr;
     for (const auto& l : loads) {
-      if (l.verdict == Verdict::kBelow && l.rate <= hi->rate && (lo == nullptr || l.rate > lo->rate)) lo = &l;
+      if (l.verdict == Verdict::kBelow && l.rate <= knee_limit && (lo == nullptr || l.rate > lo->rate))
+        lo = &l;
     }
     const double resolution = kCliffResolution * (1 - options_.target.accuracy);
     if (lo == nullptr || !(lo->ci.mean < region.low_ms()) || hi->rate - lo->rate > resolution * lo->rate)
@@ -123,6 +131,8 @@ class SearchRun {
       const bool inside = l.ci.mean >= region.low_ms() && l.ci.mean <= region.high_ms();
       if (l.rate > lo->rate && l.rate < hi->rate && l.trials.size() >= 2 && inside) return std::nullopt;
     }
+    // Trials that kept up over a wider band than the resolution, above a stall: no step.
+    if (seen.coexist() && seen.calm_rate > seen.stall_rate * (1 + resolution)) return bistable();
     const std::size_t hi_index = original_index(hi);
     if (remeasured_.count(hi_index) == 0 && static_cast<int>(retried_.size()) < kMaxRetries &&
         hi->runlength_s * 2 <= p_.max_runlength_s && static_cast<int>(result_.loads.size()) < max_loads_) {
@@ -151,6 +161,70 @@ class SearchRun {
         "{:.6g}/s",
         lo->ci.mean, hi->saturated ? std::string("saturation") : fmt::format("{:.3g} ms", hi->ci.mean),
         result_.peak_low, result_.peak_high, (result_.peak_high / result_.peak_low - 1) * 100, lo->rate);
+    return result_;
+  }
+
+  // Where the trials of all loads, superseded ones included, fell into a queue they did not leave
+  // (stalled: saturated, or a mean past kCliffJump times the region's top) and where they kept up
+  // (calm: a mean under the region).
+  struct StallBand {
+    double stall_rate = std::numeric_limits<double>::infinity();  // the lowest rate of a stalled trial
+    double calm_rate = 0;                                         // the highest rate of a calm trial
+    int stalls = 0;
+    int calms_above_stall = 0;  // calm trials at or above stall_rate
+    bool coexist() const { return calm_rate >= stall_rate; }
+  };
+  StallBand stall_band() const {
+    const PeakRegion& region = p_.region;
+    StallBand b;
+    auto calm = [&](const TrialResult& t) { return !trial_saturated(t, p_) && t.mean_ms < region.low_ms(); };
+    for (const auto& l : result_.loads) {
+      for (const auto& t : l.trials) {
+        if (stalled(t)) {
+          b.stall_rate = std::min(b.stall_rate, l.rate);
+          ++b.stalls;
+        } else if (calm(t)) {
+          b.calm_rate = std::max(b.calm_rate, l.rate);
+        }
+      }
+    }
+    for (const auto& l : result_.loads)
+      for (const auto& t : l.trials)
+        b.calms_above_stall += static_cast<int>(l.rate >= b.stall_rate && calm(t));
+    return b;
+  }
+  bool stalled(const TrialResult& t) const {
+    return trial_saturated(t, p_) || t.mean_ms > kCliffJump * p_.region.high_ms();
+  }
+
+  // A server that is bistable over a band of loads: at one rate a trial either keeps up or falls into
+  // a queue it does not leave, so verdicts in the band flip between measurements and no load answers
+  // inside the region. Evidence: a calm trial at or above the lowest rate of a stalled one
+  // (stall_band). λ* is then the highest load below every stall whose trials all kept up, and the
+  // loads that could be the peak reach to the highest calm trial (docs/decisions.md#bistable). Only
+  // where the search would otherwise end without a peak, or claim a cliff over a wider band.
+  std::optional<SearchResult> bistable() {
+    const StallBand b = stall_band();
+    if (!b.coexist()) return std::nullopt;
+    const TestLoad* knee = nullptr;
+    for (const auto& l : active_loads()) {
+      if (l.verdict != Verdict::kBelow || l.rate >= b.stall_rate || (knee != nullptr && l.rate <= knee->rate))
+        continue;
+      if (std::none_of(l.trials.begin(), l.trials.end(), [&](const TrialResult& t) { return stalled(t); }))
+        knee = &l;
+    }
+    if (knee == nullptr) return std::nullopt;
+    result_.status = SearchStatus::kBistable;
+    result_.peak_rate = knee->rate;
+    result_.response = knee->ci;
+    result_.peak_low = knee->rate;
+    result_.peak_high = b.calm_rate;
+    result_.message = fmt::format(
+        "bistable within [{:.6g}, {:.6g}]/s: there {} trials fell into a queue (saturated or past {:.3g} ms) "
+        "and {} kept up (under {:.3g} ms); λ* is the highest load below every stall that always kept up, "
+        "{:.6g}/s",
+        b.stall_rate, b.calm_rate, b.stalls, kCliffJump * p_.region.high_ms(), b.calms_above_stall,
+        p_.region.low_ms(), knee->rate);
     return result_;
   }
 

@@ -16,8 +16,8 @@ namespace wb::store {
 namespace {
 
 // The texts of the status column, in SearchState order; the ended ones are SearchStatus's.
-constexpr std::array<std::string_view, 8> kSearchStates{"running", "interrupted", "found", "not-found",
-                                                        "budget",  "failed",      "fixed", "cliff"};
+constexpr std::array<std::string_view, 9> kSearchStates{
+    "running", "interrupted", "found", "not-found", "budget", "failed", "fixed", "cliff", "bistable"};
 
 }  // namespace
 
@@ -30,11 +30,16 @@ SearchState state_of(SearchStatus status) {
     case SearchStatus::kBudget: return SearchState::kBudget;
     case SearchStatus::kFailed: return SearchState::kFailed;
     case SearchStatus::kCliff: return SearchState::kCliff;
+    case SearchStatus::kBistable: return SearchState::kBistable;
   }
   return SearchState::kFailed;
 }
 
-bool has_peak(SearchState state) { return state == SearchState::kFound || state == SearchState::kCliff; }
+bool has_peak(SearchState state) {
+  return state == SearchState::kFound || state == SearchState::kCliff || state == SearchState::kBistable;
+}
+
+const char* const kPeakStatesSql = "('found', 'cliff', 'bistable')";
 
 SearchState parse_search_state(std::string_view text) {
   for (std::size_t i = 0; i < kSearchStates.size(); ++i) {
@@ -256,8 +261,9 @@ std::int64_t SearchStore::count_trials() {
 
 std::vector<std::int64_t> SearchStore::found_searches(const std::string& testbed, int limit) {
   Statement q = db_.prepare(
-      "SELECT id FROM searches WHERE testbed = ?1 AND status IN ('found', 'cliff') AND peak_rate IS NOT NULL "
-      "ORDER BY id DESC LIMIT ?2");
+      fmt::format("SELECT id FROM searches WHERE testbed = ?1 AND status IN {} AND peak_rate IS NOT NULL "
+                  "ORDER BY id DESC LIMIT ?2",
+                  kPeakStatesSql));
   q.bind(1, testbed).bind(2, static_cast<std::int64_t>(limit));
   std::vector<std::int64_t> ids;
   while (q.step()) ids.push_back(q.column_int(0));

@@ -19,10 +19,22 @@ class Database;
 
 // A search's status column: running or interrupted (resumable), a SearchStatus once it ended, or
 // fixed for a fixed-rate run (`workbench trial`).
-enum class SearchState { kRunning, kInterrupted, kFound, kNotFound, kBudget, kFailed, kFixed, kCliff };
+enum class SearchState {
+  kRunning,
+  kInterrupted,
+  kFound,
+  kNotFound,
+  kBudget,
+  kFailed,
+  kFixed,
+  kCliff,
+  kBistable
+};
 std::string_view to_string(SearchState state);
-// Whether a search in this state ended with a λ* (found, or a cliff's knee).
+// Whether a search in this state ended with a λ* (found, a cliff's knee, or below a bistable band).
 bool has_peak(SearchState state);
+// The status column's texts of the states with a λ*, as an SQL list: "('found', 'cliff', ...)".
+extern const char* const kPeakStatesSql;
 // The state a status column holds; Error for a text no version of workbench writes.
 SearchState parse_search_state(std::string_view text);
 // The state a search that ended with `status` is stored in.

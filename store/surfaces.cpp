@@ -142,10 +142,10 @@ std::optional<std::int64_t> SurfaceStore::reuse_found_search(std::int64_t surfac
                                                              const SearchRecord& like) {
   Transaction tx(db_);
   // `IS` compares a NULL seed equal to a NULL seed.
-  Statement q = db_.prepare(
+  Statement q = db_.prepare(fmt::format(
       "SELECT id FROM searches WHERE testbed = ?1 AND sample = ?2 AND confidence = ?3 AND accuracy = ?4 AND "
-      "policy = ?5 AND seed IS ?6 AND options_json = ?7 AND status IN ('found', 'cliff') ORDER BY id DESC "
-      "LIMIT 1");
+      "policy = ?5 AND seed IS ?6 AND options_json = ?7 AND status IN {} ORDER BY id DESC LIMIT 1",
+      kPeakStatesSql));
   q.bind(1, like.testbed).bind(2, like.sample.key()).bind(3, like.confidence).bind(4, like.accuracy);
   q.bind(5, like.policy).bind(7, like.options_json);
   if (like.seed)

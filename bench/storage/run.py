@@ -131,7 +131,7 @@ def main():
             sys.exit(f"workbench peak failed ({r.returncode}): {r.stderr[-2000:]}")
         p = json.loads(r.stdout)
         found = p.get("peak_rate")
-        if p.get("status") not in ("found", "cliff") or not found:
+        if p.get("status") not in ("found", "cliff", "bistable") or not found:
             # Where the evidence left lambda*: the highest load below the region, the lowest above.
             below = [l["rate"] for l in p.get("loads", []) if l.get("verdict") == "below"]
             above = [l["rate"] for l in p.get("loads", []) if l.get("verdict") == "above"]

@@ -71,3 +71,39 @@ TEST_CASE("peak report: a load at which no request completed has no mean and no 
   CHECK(text.find("42.00") != std::string::npos);
   CHECK(text.find("no peak rate: not-found") != std::string::npos);
 }
+
+TEST_CASE("peak report: a search below a bistable band says so, with its λ* and band, text and JSON") {
+  Config config = Config::load(std::string(WB_SOURCE_DIR) + "/configs/sim.toml");
+  SearchResult s;
+  s.status = SearchStatus::kBistable;
+  s.peak_rate = 100;
+  s.response = MeanInterval{3, 2.5, 3.6};
+  s.peak_low = 100;
+  s.peak_high = 140;
+  s.message = "bistable within [110, 140]/s: there 4 trials fell into a queue";
+  TestLoad below;
+  below.rate = 100;
+  below.runlength_s = 60;
+  below.trials = {trial(100, 6000, 3.0), trial(100, 6000, 3.1)};
+  below.ci = s.response;
+  below.verdict = Verdict::kBelow;
+  s.loads = {below, saturated_load(150, {trial(150, 5000, 900.0), trial(150, 5000, 950.0)})};
+  s.trials = 4;
+  s.cost_s = 280;
+  PeakReport r{8, &config, config.sample("disks=1,threads=1"), Target{0.95, 0.90}, "binsearch", 1, &s};
+
+  nlohmann::json j = peak_json(r);
+  CHECK(j["status"] == "bistable");
+  CHECK(j["peak_rate"].get<double>() == 100);
+  CHECK(j["peak_interval"]["high"].get<double>() == 140);
+  CHECK(j["message"] == s.message);
+
+  std::ostringstream out;
+  print_peak(out, r);
+  const std::string text = out.str();
+  INFO(text);
+  CHECK(text.find("bistable within [110, 140]/s") != std::string::npos);
+  CHECK(text.find("peak rate λ* = 100.0 requests/s (the highest load below the bistable band)") !=
+        std::string::npos);
+  CHECK(text.find("[100.0, 140.0]") != std::string::npos);
+}

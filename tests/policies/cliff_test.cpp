@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "core/config.hpp"
 #include "harness/sim/sim_testbed.hpp"
@@ -160,4 +162,97 @@ max_loads = 30
   CHECK(at_1000 == 2);
   // The superseded load is no evidence: the interval's top is not 1000/s.
   CHECK(r.peak_high > 1000);
+}
+
+namespace {
+
+// A bistable server [docs/decisions.md#bistable]: under 1000/s every trial keeps up (2-3 ms); from
+// 1000 to 1300/s a trial falls into a queue it does not leave (300 ms and more) with probability
+// rising linearly from 0 to 1, else keeps up; from 1300/s it saturates. No load answers inside a
+// [15, 25] ms region, and a load's verdict in the band depends on which trials it drew.
+class BistableServer final : public TrialRunner {
+ public:
+  explicit BistableServer(std::uint64_t seed) : rng_(seed) {}
+  TrialResult run(const Sample&, double rate, double runlength_s, std::uint64_t) override {
+    TrialResult t;
+    t.offered_rate = rate;
+    t.runlength_s = runlength_s;
+    t.cost_s = runlength_s + 1;
+    t.sent = static_cast<std::uint64_t>(rate * runlength_s);
+    t.completed = t.sent;
+    const double p = std::clamp((rate - kOnset) / (kSaturation - kOnset), 0.0, 1.0);
+    if (rate >= kSaturation) {
+      t.completed = t.sent * 7 / 10;
+      t.mean_ms = 900;
+    } else if (std::uniform_real_distribution<double>(0, 1)(rng_) < p) {
+      ++stalls_;
+      lowest_stall_ = std::min(lowest_stall_, rate);
+      t.mean_ms = 300 + 200 * p;
+    } else {
+      t.mean_ms = 2 + rate / 1000;
+    }
+    t.achieved_rate = static_cast<double>(t.completed) / runlength_s;
+    t.p50_ms = t.p90_ms = t.p95_ms = t.p99_ms = t.mean_ms;
+    t.max_ms = 2 * t.mean_ms;
+    return t;
+  }
+  static constexpr double kOnset = 1000, kSaturation = 1300;
+  int stalls_ = 0;
+  double lowest_stall_ = kSaturation;
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+}  // namespace
+
+TEST_CASE("a bistable server: the search ends below its band with status bistable or cliff") {
+  const Config c = Config::parse(R"([testbed]
+name = "bistable"
+
+[factors.workers]
+kind = "configuration"
+levels = [1]
+
+[peak]
+r_sat_ms = 20
+width = 0.25
+target = "95/90"
+start_rate = 100
+runlength_s = 5
+max_loads = 30
+)",
+                                 "bistable.toml");
+  SearchOptions o{c.peak(), c.peak().target};
+  int bistable = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    BistableServer server(seed * 104729);
+    auto picker = make_picker("binsearch", o.peak, o.peak.start_rate);
+    auto rl = make_runlength_policy(RunlengthKind::kAdaptive);
+    SearchResult r = run_search(c.sample("workers=1"), o, *picker, server, nullptr, rl.get());
+    INFO("seed " << seed << ": " << to_string(r.status) << ", " << r.message << "; loads:" << loads_text(r));
+    // Before, such searches ran out of loads or collapsed their bracket: not-found.
+    REQUIRE(has_peak(r.status));
+    REQUIRE(r.status != SearchStatus::kFound);
+    bistable += static_cast<int>(r.status == SearchStatus::kBistable);
+    // λ* is a load that kept up, at or below every stall this search met, and not far below the band.
+    CHECK(r.peak_rate <= server.lowest_stall_);
+    CHECK(r.peak_rate >= BistableServer::kOnset * 0.75);
+    CHECK(r.response.mean < c.peak().region.low_ms());
+    CHECK(r.peak_low <= r.peak_rate);
+    CHECK(r.peak_high >= r.peak_rate);
+    CHECK(r.peak_high < BistableServer::kSaturation);
+    // Calm trials above the lowest stall over more than the cliff resolution ((1 − a)/4 = 2.5 %) are
+    // a band, never a step.
+    double stall_rate = BistableServer::kSaturation, calm_rate = 0;
+    for (const auto& l : r.loads) {
+      for (const auto& t : l.trials) {
+        if (t.mean_ms > 2 * c.peak().region.high_ms()) stall_rate = std::min(stall_rate, l.rate);
+        if (t.mean_ms < c.peak().region.low_ms()) calm_rate = std::max(calm_rate, l.rate);
+      }
+    }
+    if (calm_rate > stall_rate * 1.025) CHECK(r.status == SearchStatus::kBistable);
+    if (r.status == SearchStatus::kBistable) CHECK(r.peak_high == calm_rate);
+  }
+  CHECK(bistable > 0);
 }

@@ -73,12 +73,15 @@ TEST_CASE("status columns parse to the states their texts name and refuse other 
        {store::SurfaceState::kRunning, store::SurfaceState::kDone, store::SurfaceState::kBudget}) {
     CHECK(store::parse_surface_state(store::to_string(state)) == state);
   }
-  for (auto state : {store::SearchState::kRunning, store::SearchState::kInterrupted,
-                     store::SearchState::kFound, store::SearchState::kNotFound, store::SearchState::kBudget,
-                     store::SearchState::kFailed, store::SearchState::kFixed}) {
+  for (auto state :
+       {store::SearchState::kRunning, store::SearchState::kInterrupted, store::SearchState::kFound,
+        store::SearchState::kNotFound, store::SearchState::kBudget, store::SearchState::kFailed,
+        store::SearchState::kFixed, store::SearchState::kCliff, store::SearchState::kBistable}) {
     CHECK(store::parse_search_state(store::to_string(state)) == state);
   }
   CHECK(store::to_string(store::SurfaceState::kBudget) == "budget");
+  CHECK(store::to_string(store::SearchState::kBistable) == "bistable");
+  CHECK(store::has_peak(store::SearchState::kBistable));
   CHECK_THROWS_AS(store::parse_surface_state("finished"), Error);
   CHECK_THROWS_AS(store::parse_search_state(""), Error);
 }

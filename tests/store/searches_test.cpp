@@ -94,6 +94,20 @@ TEST_CASE("a search's record, trials and end round-trip") {
   CHECK(s.found_searches("demo", 10) == std::vector<std::int64_t>{id});
   CHECK(s.found_searches("sim", 10).empty());
   CHECK(s.search_ids("demo") == std::vector<std::int64_t>{id});
+
+  // A search that ended below a bistable band has a λ* as a found one has.
+  const std::int64_t band = s.begin_search(record("demo", "3"));
+  SearchResult bistable = done;
+  bistable.status = SearchStatus::kBistable;
+  bistable.peak_low = 150;
+  bistable.peak_high = 170;
+  bistable.message = "bistable within [160, 170]/s";
+  s.finish_search(band, bistable);
+  CHECK(s.search(band)->status == store::SearchState::kBistable);
+  CHECK(s.search(band)->peak_rate == 150);
+  CHECK(s.found_searches("demo", 10) == std::vector<std::int64_t>{band, id});
+  REQUIRE(s.peak_interval(band));
+  CHECK(s.peak_interval(band)->high == 170);
 }
 
 TEST_CASE("loads are replaced by index, and fixed-rate runs end as fixed") {

@@ -99,7 +99,7 @@ TEST_CASE("command generator: a test's own Python client drives redis through tr
   // One server of 10 ms answers at most 100/s; the 30 ms region is crossed before that (M/D/1
   // puts it at 80/s; the client's own delays move it lower on a busy machine). A short search on a
   // shared machine may run out of loads; it must not end for another reason.
-  if (j["status"] == "found" || j["status"] == "cliff") {
+  if (j["status"] == "found" || j["status"] == "cliff" || j["status"] == "bistable") {
     CHECK(j["peak_rate"].get<double>() < 100);
     CHECK(j["peak_rate"].get<double>() > 30);
   } else {
