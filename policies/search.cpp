@@ -170,8 +170,8 @@ class SearchRun {
   struct StallBand {
     double stall_rate = std::numeric_limits<double>::infinity();  // the lowest rate of a stalled trial
     double calm_rate = 0;                                         // the highest rate of a calm trial
-    int stalls = 0;
-    int calms_above_stall = 0;  // calm trials at or above stall_rate
+    int stalls_in_band = 0;                                       // stalled trials at or below calm_rate
+    int calms_above_stall = 0;                                    // calm trials at or above stall_rate
     bool coexist() const { return calm_rate >= stall_rate; }
   };
   StallBand stall_band() const {
@@ -182,15 +182,17 @@ class SearchRun {
       for (const auto& t : l.trials) {
         if (stalled(t)) {
           b.stall_rate = std::min(b.stall_rate, l.rate);
-          ++b.stalls;
         } else if (calm(t)) {
           b.calm_rate = std::max(b.calm_rate, l.rate);
         }
       }
     }
-    for (const auto& l : result_.loads)
-      for (const auto& t : l.trials)
+    for (const auto& l : result_.loads) {
+      for (const auto& t : l.trials) {
         b.calms_above_stall += static_cast<int>(l.rate >= b.stall_rate && calm(t));
+        b.stalls_in_band += static_cast<int>(l.rate <= b.calm_rate && stalled(t));
+      }
+    }
     return b;
   }
   bool stalled(const TrialResult& t) const {
@@ -223,7 +225,7 @@ class SearchRun {
         "bistable within [{:.6g}, {:.6g}]/s: there {} trials fell into a queue (saturated or past {:.3g} ms) "
         "and {} kept up (under {:.3g} ms); λ* is the highest load below every stall that always kept up, "
         "{:.6g}/s",
-        b.stall_rate, b.calm_rate, b.stalls, kCliffJump * p_.region.high_ms(), b.calms_above_stall,
+        b.stall_rate, b.calm_rate, b.stalls_in_band, kCliffJump * p_.region.high_ms(), b.calms_above_stall,
         p_.region.low_ms(), knee->rate);
     return result_;
   }
