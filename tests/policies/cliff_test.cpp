@@ -185,7 +185,6 @@ class BistableServer final : public TrialRunner {
       t.completed = t.sent * 7 / 10;
       t.mean_ms = 900;
     } else if (std::uniform_real_distribution<double>(0, 1)(rng_) < p) {
-      ++stalls_;
       lowest_stall_ = std::min(lowest_stall_, rate);
       t.mean_ms = 300 + 200 * p;
     } else {
@@ -197,7 +196,6 @@ class BistableServer final : public TrialRunner {
     return t;
   }
   static constexpr double kOnset = 1000, kSaturation = 1300;
-  int stalls_ = 0;
   double lowest_stall_ = kSaturation;
 
  private:
