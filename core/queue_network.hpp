@@ -47,14 +47,8 @@ struct WorkloadAttribute {
   std::string where;  // "FILE:LINE:model.attributes.FACTOR.NAME", for errors
 };
 
-// [model.storage]: the storage what-if modules [001 §III-C.6-7] (models/storage_whatif.hpp) give the
-// network's expressions three derived attributes per sample, from a recorded I/O trace replayed
-// through a cache of `cache_mb` and, when `disk` names a calibration, the four-parameter disk:
-//   {cache_hit_rate}  share of the trace's reads whose every block hits
-//   {disk_visits}     disk I/Os per request: reads with a missed block and all writes, over all ops
-//   {disk_ms}         mean disk service per such I/O, ms (only with `disk`)
-// With `classifier`, the trace's I/O class shares (models/io_classify.hpp) go to Z-CART as
-// <class>_fraction attributes.
+// [model.storage]: a trace replayed through the cache and disk modules [001 §III-C.6-7] gives the
+// expressions {cache_hit_rate}, {disk_visits} and {disk_ms} (docs/storage.md says what each is).
 // Core only parses it; experiment/expectation.cpp evaluates it.
 struct StorageSpec {
   std::string trace;  // CSV trace (models/io_trace.hpp), absolute path; may name factors ("{mix}.csv")
